@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "messageevent.h"
+
+namespace Broker {
+
+const char *messageEventKindName(MessageEventKind kind)
+{
+    switch (kind) {
+    case MessageEventKind::Published: return "published";
+    case MessageEventKind::Delivered: return "delivered";
+    case MessageEventKind::Acked: return "acked";
+    case MessageEventKind::Nacked: return "nacked";
+    case MessageEventKind::LeaseExpired: return "lease_expired";
+    case MessageEventKind::Expired: return "expired";
+    case MessageEventKind::DeadLettered: return "dead_lettered";
+    case MessageEventKind::Dropped: return "dropped";
+    case MessageEventKind::Redriven: return "redriven";
+    case MessageEventKind::Purged: return "purged";
+    }
+    return "unknown";
+}
+
+} // namespace Broker

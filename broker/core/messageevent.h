@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QString>
+
+namespace Broker {
+
+enum class MessageEventKind : quint8 {
+    Published,
+    Delivered,
+    Acked,
+    Nacked,
+    LeaseExpired, // the lease ran out; the message goes back to the queue
+    Expired,      // TTL ran out before delivery
+    DeadLettered, // moved to the dead-letter queue (detail: the reason)
+    Dropped,      // given up on with no dead-letter queue (detail: the reason)
+    Redriven,     // moved from a dead-letter queue back to its origin (queue: the origin)
+    Purged,       // the whole queue was emptied (sequence 0, detail: how many)
+};
+
+const char *messageEventKindName(MessageEventKind kind);
+
+// One step in a message's life. Small on purpose: the engine keeps thousands of these.
+struct MessageEvent
+{
+    quint64 number = 0;   // place in the broker's event sequence, assigned by the event log
+    qint64 timeMs = 0;
+    MessageEventKind kind = MessageEventKind::Published;
+    int deliveryCount = 0;
+    quint64 sequence = 0; // the message id's number (MessageId::format)
+    QString queue;
+    QString user;         // who caused it; empty for the broker itself (expiry, reaper)
+    QString detail;       // dead-letter reason, target queue or count, depending on the kind
+};
+
+} // namespace Broker

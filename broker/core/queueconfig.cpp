@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "queueconfig.h"
+
+#include "queuename.h"
+
+#include <QJsonValue>
+
+#include <cmath>
+
+namespace Broker {
+
+namespace {
+
+Result<void> invalid(const QString &message)
+{
+    return Error{ErrorCode::InvalidArgument, message};
+}
+
+// JSON numbers are doubles; accept only whole numbers within [min, max].
+Result<void> readInteger(const QJsonObject &options, const char *key, qint64 min, qint64 max, qint64 &out)
+{
+    const QJsonValue value = options.value(QLatin1StringView(key));
+    if (value.isUndefined())
+        return {};
+    const double number = value.toDouble(std::nan(""));
+    if (!value.isDouble() || std::isnan(number) || number != std::floor(number) || number < double(min)
+        || number > double(max)) {
+        return invalid(QStringLiteral("Invalid option '%1': expected a whole number from %2 to %3")
+                           .arg(QLatin1StringView(key))
+                           .arg(min)
+                           .arg(max));
+    }
+    out = qint64(number);
+    return {};
+}
+
+} // namespace
+
+Result<QueueConfig> QueueConfig::fromOptions(const QString &queueName, const QJsonObject &options,
+                                             const QueueDefaults &defaults)
+{
+    static const QStringList Known{QStringLiteral("type"),          QStringLiteral("max_size"),
+                                   QStringLiteral("ttl"),           QStringLiteral("visibility_timeout"),
+                                   QStringLiteral("max_deliveries"), QStringLiteral("dead_letter_queue")};
+    for (auto it = options.begin(); it != options.end(); ++it) {
+        if (!Known.contains(it.key()))
+            return Error{ErrorCode::InvalidArgument,
+                         QStringLiteral("Unknown queue option '%1' (known: %2)").arg(it.key(), Known.join(u", "))};
+    }
+
+    QueueConfig config;
+    config.maxSize = defaults.maxSize;
+    config.ttlSeconds = defaults.ttlSeconds;
+    config.visibilityTimeoutSeconds = defaults.visibilityTimeoutSeconds;
+    config.maxDeliveries = defaults.maxDeliveries;
+
+    if (options.contains(u"type")) {
+        const QJsonValue type = options.value(u"type");
+        if (!type.isString() || type.toString().isEmpty())
+            return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid option 'type': expected a queue type name")};
+        config.type = type.toString();
+    }
+
+    qint64 maxDeliveries = config.maxDeliveries;
+    for (const Result<void> &step :
+         {readInteger(options, "max_size", 1, QueueLimits::MaxSize, config.maxSize),
+          readInteger(options, "ttl", 1, QueueLimits::MaxTtlSeconds, config.ttlSeconds),
+          readInteger(options, "visibility_timeout", 1, QueueLimits::MaxVisibilityTimeoutSeconds,
+                      config.visibilityTimeoutSeconds),
+          readInteger(options, "max_deliveries", 1, QueueLimits::MaxDeliveries, maxDeliveries)}) {
+        if (!step.ok())
+            return step.error();
+    }
+    config.maxDeliveries = int(maxDeliveries);
+
+    const QJsonValue dlq = options.value(u"dead_letter_queue");
+    if (dlq.isBool()) {
+        if (dlq.toBool())
+            config.deadLetterQueue = queueName + QStringLiteral(".dlq");
+    } else if (dlq.isString()) {
+        config.deadLetterQueue = dlq.toString();
+    } else if (!dlq.isUndefined() && !dlq.isNull()) {
+        return Error{ErrorCode::InvalidArgument,
+                     QStringLiteral("Invalid option 'dead_letter_queue': expected a queue name, true or false")};
+    }
+    if (!config.deadLetterQueue.isEmpty()) {
+        if (!QueueName::isValid(config.deadLetterQueue))
+            return Error{ErrorCode::InvalidArgument,
+                         QStringLiteral("Invalid option 'dead_letter_queue': not a valid queue name")};
+        if (config.deadLetterQueue == queueName)
+            return Error{ErrorCode::InvalidArgument,
+                         QStringLiteral("Invalid option 'dead_letter_queue': a queue cannot be its own dead-letter queue")};
+    }
+    return config;
+}
+
+QJsonObject QueueConfig::toJson() const
+{
+    QJsonObject json;
+    json.insert(u"type", type);
+    json.insert(u"max_size", maxSize);
+    json.insert(u"ttl", ttlSeconds);
+    json.insert(u"visibility_timeout", visibilityTimeoutSeconds);
+    json.insert(u"max_deliveries", maxDeliveries);
+    json.insert(u"dead_letter_queue", deadLetterQueue.isEmpty() ? QJsonValue() : QJsonValue(deadLetterQueue));
+    return json;
+}
+
+} // namespace Broker

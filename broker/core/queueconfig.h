@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "result.h"
+
+#include <QJsonObject>
+#include <QString>
+
+namespace Broker {
+
+// Defaults for options a queue creator leaves out; they come from message_broker.yaml.
+struct QueueDefaults
+{
+    qint64 maxSize = 10000;
+    qint64 ttlSeconds = 86400;
+    qint64 visibilityTimeoutSeconds = 30;
+    int maxDeliveries = 5;
+};
+
+// Bounds on what a creator may ask for, so one request cannot ask for absurd resources.
+namespace QueueLimits {
+constexpr qint64 MaxSize = 100'000'000;
+constexpr qint64 MaxTtlSeconds = 10LL * 365 * 86400;
+constexpr qint64 MaxVisibilityTimeoutSeconds = 12 * 3600;
+constexpr int MaxDeliveries = 1000;
+constexpr qint64 MaxDelaySeconds = 15 * 60 * 96; // one day
+} // namespace QueueLimits
+
+struct QueueConfig
+{
+    QString type = QStringLiteral("list");
+    qint64 maxSize = 10000;                // ready + delayed + in flight; a publish beyond -> QueueFull
+    qint64 ttlSeconds = 86400;             // message lifetime from publish; expired messages are never delivered
+    qint64 visibilityTimeoutSeconds = 30;  // default lease length for acknowledge=false
+    int maxDeliveries = 5;                 // deliveries before a message is dead-lettered
+    QString deadLetterQueue;               // empty: no dead-letter queue (such messages are dropped and counted)
+
+    // Parses the gCore "options" object of POST /queues. Unknown keys and out-of-range or
+    // mistyped values are refused with a message naming the option. `dead_letter_queue` may be a
+    // queue name, true (meaning "<name>.dlq") or false/null (none). The type is only checked for
+    // shape here; whether it is registered is the engine's business.
+    static Result<QueueConfig> fromOptions(const QString &queueName, const QJsonObject &options,
+                                           const QueueDefaults &defaults);
+    QJsonObject toJson() const;
+
+    friend bool operator==(const QueueConfig &, const QueueConfig &) = default;
+};
+
+} // namespace Broker

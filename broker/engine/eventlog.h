@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/messageevent.h"
+
+#include <QList>
+#include <QString>
+
+#include <deque>
+#include <unordered_map>
+
+namespace Broker {
+
+// The recent life of messages: a bounded log per queue (for a message's lifecycle and a queue's
+// history) and a bounded log of the newest events over all queues (for live tails). Memory is
+// bounded by capacity per queue times queues, and rings grow only as events arrive.
+class EventLog
+{
+public:
+    EventLog(int perQueueCapacity, int recentCapacity);
+
+    // Numbers the event (1, 2, ...) and keeps it.
+    void append(MessageEvent event);
+    // Every kept event of the message with this sequence number, over all queues, oldest first.
+    QList<MessageEvent> lifecycle(quint64 sequence) const;
+    // The newest `limit` events of one queue, oldest first.
+    QList<MessageEvent> queueEvents(const QString &queue, int limit) const;
+    // Events numbered after `number`, oldest first, at most `limit` (the newest ones win).
+    QList<MessageEvent> since(quint64 number, int limit) const;
+    quint64 lastNumber() const { return m_lastNumber; }
+    void forgetQueue(const QString &queue);
+
+private:
+    int m_perQueueCapacity;
+    int m_recentCapacity;
+    quint64 m_lastNumber = 0;
+    std::unordered_map<QString, std::deque<MessageEvent>> m_byQueue;
+    std::deque<MessageEvent> m_recent;
+};
+
+} // namespace Broker

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "messagebroker.h"
+
+#include "core/messageid.h"
+#include "core/queuename.h"
+#include "errors/errormanager.h"
+#include "errors/logging.h"
+
+#include <exception>
+
+namespace Broker {
+
+namespace {
+
+const QString ProcessorUser = QStringLiteral("processor");
+
+Error invalid(const QString &message)
+{
+    return Error{ErrorCode::InvalidArgument, message};
+}
+
+bool isStoreFailure(ErrorCode code)
+{
+    return code == ErrorCode::Internal || code == ErrorCode::Unavailable || code == ErrorCode::Timeout;
+}
+
+} // namespace
+
+MessageBroker::MessageBroker(QueueStore &store, QueueTypeRegistry &types, const Clock &clock, EngineOptions options,
+               ErrorManager *errors, QObject *parent)
+    : QObject(parent),
+      m_store(store),
+      m_types(types),
+      m_clock(clock),
+      m_options(std::move(options)),
+      m_errors(errors),
+      m_startedMs(clock.nowMs()),
+      m_events(m_options.eventLogPerQueue, m_options.recentEvents)
+{
+    m_store.setListener(this);
+    m_maintenanceTimer.setSingleShot(true);
+    connect(&m_maintenanceTimer, &QTimer::timeout, this, &MessageBroker::runMaintenance);
+    scheduleMaintenance(m_clock.nowMs() + m_options.maintenanceIntervalMs);
+}
+
+MessageBroker::~MessageBroker()
+{
+    m_store.setListener(nullptr);
+}
+
+qint64 MessageBroker::uptimeSeconds() const
+{
+    return (m_clock.nowMs() - m_startedMs) / 1000;
+}
+
+bool MessageBroker::registerQueueType(const QString &name, const QString &description,
+                               QueueTypeRegistry::ReadySetFactory factory)
+{
+    return m_types.registerQueueType(name, description, std::move(factory));
+}
+
+template<typename T>
+Completion<T> MessageBroker::watched(const char *operation, Completion<T> done)
+{
+    return [this, operation, done = std::move(done)](Result<T> result) {
+        if (!result.ok() && isStoreFailure(result.error().code))
+            recordStoreError(operation, result.error());
+        done(std::move(result));
+    };
+}
+
+void MessageBroker::recordStoreError(const char *operation, const Error &error)
+{
+    if (m_errors) {
+        m_errors->record(Severity::Error, QStringLiteral("storage"), QString::fromLatin1(errorCodeName(error.code)),
+                         QStringLiteral("%1 failed: %2").arg(QLatin1StringView(operation), error.message));
+    } else {
+        qCWarning(lcStorage).noquote() << operation << "failed:" << error.message;
+    }
+}
+
+Result<void> MessageBroker::checkQueueName(const QString &name) const
+{
+    if (name.isEmpty())
+        return invalid(QStringLiteral("Queue name is required"));
+    if (!QueueName::isValid(name))
+        return invalid(QStringLiteral("Invalid queue name"));
+    return {};
+}
+
+Result<void> MessageBroker::checkMessages(const QList<NewMessage> &messages) const
+{
+    if (messages.isEmpty())
+        return invalid(QStringLiteral("Message is required"));
+    if (messages.size() > m_options.maxBatch)
+        return invalid(QStringLiteral("Too many messages in one batch (at most %1)").arg(m_options.maxBatch));
+    for (const NewMessage &message : messages) {
+        if (message.data.isEmpty() || message.data == "null")
+            return invalid(QStringLiteral("Message is required"));
+        if (message.data.size() > m_options.maxMessageBytes)
+            return Error{ErrorCode::PayloadTooLarge,
+                         QStringLiteral("Message too large (at most %1 bytes)").arg(m_options.maxMessageBytes)};
+        if (message.delayMs < 0 || message.delayMs > m_options.maxDelayMs)
+            return invalid(QStringLiteral("Invalid delay: expected 0 to %1 seconds").arg(m_options.maxDelayMs / 1000));
+    }
+    return {};
+}
+
+// Queues ---------------------------------------------------------------------------------------
+
+void MessageBroker::createQueue(const QString &name, const QJsonObject &options, Completion<QueueInfo> done)
+{
+    if (const Result<void> check = checkQueueName(name); !check)
+        return done(check.error());
+    Result<QueueConfig> config = QueueConfig::fromOptions(name, options, m_options.queueDefaults);
+    if (!config)
+        return done(config.error());
+    createQueue(name, *config, std::move(done));
+}
+
+void MessageBroker::createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done)
+{
+    if (const Result<void> check = checkQueueName(name); !check)
+        return done(check.error());
+    if (!m_types.contains(config.type)) {
+        return done(invalid(QStringLiteral("Unknown queue type '%1' (known: %2)")
+                                .arg(config.type, m_types.names().join(QStringLiteral(", ")))));
+    }
+    auto createMain = [this, name, config, done = watched("create queue", std::move(done))]() mutable {
+        m_store.createQueue(name, config, [this, name, done = std::move(done)](Result<QueueInfo> result) {
+            if (result)
+                Q_EMIT queueCreated(name);
+            done(std::move(result));
+        });
+    };
+    if (config.deadLetterQueue.isEmpty())
+        return createMain();
+
+    // The dead-letter queue exists before anything can be dead-lettered into it. One that exists
+    // already is used as it is.
+    QueueConfig dlqConfig;
+    dlqConfig.maxSize = m_options.queueDefaults.maxSize;
+    dlqConfig.ttlSeconds = m_options.queueDefaults.ttlSeconds;
+    dlqConfig.visibilityTimeoutSeconds = m_options.queueDefaults.visibilityTimeoutSeconds;
+    dlqConfig.maxDeliveries = m_options.queueDefaults.maxDeliveries;
+    m_store.queueInfo(config.deadLetterQueue, [this, config, dlqConfig, createMain = std::move(createMain)](
+                                                  Result<QueueInfo> existing) mutable {
+        if (existing || existing.error().code != ErrorCode::QueueNotFound)
+            return createMain();
+        m_store.createQueue(config.deadLetterQueue, dlqConfig,
+                            [this, dlq = config.deadLetterQueue, createMain = std::move(createMain)](
+                                Result<QueueInfo> created) mutable {
+                                if (created)
+                                    Q_EMIT queueCreated(dlq);
+                                createMain();
+                            });
+    });
+}
+
+void MessageBroker::deleteQueue(const QString &name, Completion<qint64> done)
+{
+    if (const Result<void> check = checkQueueName(name); !check)
+        return done(check.error());
+    m_store.deleteQueue(name, [this, name, done = watched("delete queue", std::move(done))](Result<qint64> result) {
+        if (result) {
+            m_waiters.failAll(name, Error{ErrorCode::QueueNotFound, QStringLiteral("Queue not found")});
+            m_events.forgetQueue(name);
+            Q_EMIT queueDeleted(name);
+        }
+        done(std::move(result));
+    });
+}
+
+void MessageBroker::purgeQueue(const QString &name, Completion<qint64> done)
+{
+    if (const Result<void> check = checkQueueName(name); !check)
+        return done(check.error());
+    m_store.purgeQueue(name, [this, name, done = watched("purge queue", std::move(done))](Result<qint64> result) {
+        if (result)
+            Q_EMIT queuePurged(name, *result);
+        done(std::move(result));
+    });
+}
+
+void MessageBroker::listQueues(Completion<QList<QueueInfo>> done)
+{
+    m_store.listQueues([this, done = watched("list queues", std::move(done))](Result<QList<QueueInfo>> result) {
+        if (result) {
+            for (QueueInfo &info : result.value())
+                info.rates = m_rates.rates(info.name);
+        }
+        done(std::move(result));
+    });
+}
+
+void MessageBroker::queueInfo(const QString &name, Completion<QueueInfo> done)
+{
+    if (const Result<void> check = checkQueueName(name); !check)
+        return done(check.error());
+    m_store.queueInfo(name, [this, done = watched("queue info", std::move(done))](Result<QueueInfo> result) {
+        if (result)
+            result.value().rates = m_rates.rates(result->name);
+        done(std::move(result));
+    });
+}
+
+// Messages -------------------------------------------------------------------------------------
+
+void MessageBroker::publish(const QString &queue, const QList<NewMessage> &messages, const QString &publisher,
+                     Completion<PublishResult> done)
+{
+    if (const Result<void> check = checkQueueName(queue); !check)
+        return done(check.error());
+    if (const Result<void> check = checkMessages(messages); !check)
+        return done(check.error());
+    qint64 shortestDelayMs = 0;
+    for (const NewMessage &message : messages) {
+        if (message.delayMs > 0 && (shortestDelayMs == 0 || message.delayMs < shortestDelayMs))
+            shortestDelayMs = message.delayMs;
+    }
+    if (shortestDelayMs > 0)
+        scheduleMaintenance(m_clock.nowMs() + shortestDelayMs);
+    m_store.publish(queue, messages, publisher, watched("publish", std::move(done)));
+}
+
+void MessageBroker::consume(const QString &queue, const ConsumeRequest &request, qint64 waitMs,
+                     Completion<QList<Message>> done)
+{
+    if (const Result<void> check = checkQueueName(queue); !check)
+        return done(check.error());
+    if (request.count < 1 || request.count > m_options.maxConsumeCount)
+        return done(invalid(QStringLiteral("Invalid count: expected 1 to %1").arg(m_options.maxConsumeCount)));
+    if (waitMs < 0 || waitMs > m_options.maxWaitMs)
+        return done(invalid(QStringLiteral("Invalid wait: expected 0 to %1 seconds").arg(m_options.maxWaitMs / 1000)));
+    const qint64 maxVisibilityMs = QueueLimits::MaxVisibilityTimeoutSeconds * 1000;
+    if (request.visibilityTimeoutMs < 0 || request.visibilityTimeoutMs > maxVisibilityMs)
+        return done(invalid(QStringLiteral("Invalid visibility_timeout: expected 1 to %1 seconds")
+                                .arg(QueueLimits::MaxVisibilityTimeoutSeconds)));
+    for (const QString *name : {&request.group, &request.consumer}) {
+        if (!name->isEmpty() && !QueueName::isValid(*name))
+            return done(invalid(QStringLiteral("Invalid consumer group or consumer name")));
+    }
+
+    m_store.consume(queue, request,
+                    [this, queue, request, waitMs, done = watched("consume", std::move(done))](
+                        Result<QList<Message>> result) mutable {
+                        if (result && result->isEmpty() && waitMs > 0) {
+                            m_waiters.park(queue, request, waitMs, std::move(done));
+                            return;
+                        }
+                        if (result && !request.acknowledge && !result->isEmpty())
+                            scheduleMaintenance(result->first().leaseDeadlineMs);
+                        done(std::move(result));
+                    });
+}
+
+void MessageBroker::ack(const QString &queue, const MessageRef &ref, Completion<void> done)
+{
+    if (const Result<void> check = checkQueueName(queue); !check)
+        return done(check.error());
+    if (ref.id.isEmpty())
+        return done(invalid(QStringLiteral("Message id is required")));
+    m_store.ack(queue, ref, watched("ack", std::move(done)));
+}
+
+void MessageBroker::nack(const QString &queue, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done)
+{
+    if (const Result<void> check = checkQueueName(queue); !check)
+        return done(check.error());
+    if (ref.id.isEmpty())
+        return done(invalid(QStringLiteral("Message id is required")));
+    if (delayMs < 0 || delayMs > m_options.maxDelayMs)
+        return done(invalid(QStringLiteral("Invalid delay: expected 0 to %1 seconds").arg(m_options.maxDelayMs / 1000)));
+    if (delayMs > 0)
+        scheduleMaintenance(m_clock.nowMs() + delayMs);
+    m_store.nack(queue, ref, delayMs, watched("nack", std::move(done)));
+}
+
+void MessageBroker::extend(const QString &queue, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done)
+{
+    if (const Result<void> check = checkQueueName(queue); !check)
+        return done(check.error());
+    if (ref.id.isEmpty())
+        return done(invalid(QStringLiteral("Message id is required")));
+    if (visibilityMs < 1000 || visibilityMs > QueueLimits::MaxVisibilityTimeoutSeconds * 1000)
+        return done(invalid(QStringLiteral("Invalid visibility_timeout: expected 1 to %1 seconds")
+                                .arg(QueueLimits::MaxVisibilityTimeoutSeconds)));
+    m_store.extend(queue, ref, visibilityMs, watched("extend", std::move(done)));
+}
+
+void MessageBroker::browse(const QString &queue, qint64 offset, qint64 limit, Completion<BrowsePage> done)
+{
+    if (const Result<void> check = checkQueueName(queue); !check)
+        return done(check.error());
+    if (offset < 0)
+        return done(invalid(QStringLiteral("Invalid offset: expected 0 or more")));
+    if (limit < 1 || limit > m_options.maxBrowseLimit)
+        return done(invalid(QStringLiteral("Invalid limit: expected 1 to %1").arg(m_options.maxBrowseLimit)));
+    m_store.browse(queue, offset, limit, watched("browse", std::move(done)));
+}
+
+void MessageBroker::redrive(const QString &queue, qint64 limit, const QString &user, Completion<qint64> done)
+{
+    if (const Result<void> check = checkQueueName(queue); !check)
+        return done(check.error());
+    if (limit < 0)
+        return done(invalid(QStringLiteral("Invalid limit: expected 0 (all) or more")));
+    m_store.redrive(queue, limit, user, watched("redrive", std::move(done)));
+}
+
+// Processors -----------------------------------------------------------------------------------
+
+int MessageBroker::registerProcessor(const QString &queue, Processor processor)
+{
+    const int id = m_nextProcessorId++;
+    m_processors.emplace(id, ProcessorEntry{queue, std::move(processor), false});
+    scheduleWake(queue); // messages may be waiting already
+    return id;
+}
+
+bool MessageBroker::unregisterProcessor(int id)
+{
+    return m_processors.erase(id) > 0;
+}
+
+bool MessageBroker::hasProcessor(const QString &queue) const
+{
+    for (const auto &[id, entry] : m_processors) {
+        if (entry.queue == queue)
+            return true;
+    }
+    return false;
+}
+
+void MessageBroker::runProcessors(const QString &queue)
+{
+    std::vector<int> ids;
+    for (const auto &[id, entry] : m_processors) {
+        if (entry.queue == queue && !entry.running)
+            ids.push_back(id);
+    }
+    for (const int id : ids) {
+        m_processors.at(id).running = true;
+        ConsumeRequest request;
+        request.count = m_options.processorBatch;
+        request.acknowledge = false;
+        request.group = ProcessorUser;
+        request.consumer = ProcessorUser + QString::number(id);
+        request.user = ProcessorUser;
+        m_store.consume(queue, request, [this, id, queue](Result<QList<Message>> result) {
+            if (!result) {
+                recordStoreError("processor consume", result.error());
+            } else {
+                for (const Message &message : *result) {
+                    const auto entry = m_processors.find(id);
+                    if (entry == m_processors.end()) { // unregistered meanwhile: let the lease expire
+                        break;
+                    }
+                    bool accepted = false;
+                    try {
+                        accepted = entry->second.processor(message);
+                    } catch (const std::exception &e) {
+                        if (m_errors) {
+                            m_errors->record(Severity::Error, QStringLiteral("engine"), QStringLiteral("processor_failed"),
+                                             QStringLiteral("Processor on queue %1 threw: %2")
+                                                 .arg(queue, QString::fromLocal8Bit(e.what())));
+                        }
+                    }
+                    const MessageRef ref{message.id, message.receipt, message.group, ProcessorUser};
+                    if (accepted) {
+                        m_store.ack(queue, ref, [this](Result<void> r) {
+                            if (!r)
+                                recordStoreError("processor ack", r.error());
+                        });
+                    } else {
+                        m_store.nack(queue, ref, 0, [this](Result<NackResult> r) {
+                            if (!r)
+                                recordStoreError("processor nack", r.error());
+                        });
+                    }
+                }
+            }
+            const auto entry = m_processors.find(id);
+            if (entry != m_processors.end()) {
+                entry->second.running = false;
+                if (result && result->size() >= m_options.processorBatch)
+                    scheduleWake(queue); // more may wait; let other work run first
+            }
+        });
+    }
+}
+
+// Waking consumers -----------------------------------------------------------------------------
+
+void MessageBroker::messageEvent(const MessageEvent &event)
+{
+    m_events.append(event);
+}
+
+void MessageBroker::messagesAvailable(const QString &queue)
+{
+    if (m_waiters.hasIdleWaiter(queue) || hasProcessor(queue))
+        scheduleWake(queue);
+}
+
+void MessageBroker::scheduleWake(const QString &queue)
+{
+    // Wakes run on the next turn of the event loop: never inside the store call that caused them.
+    const bool first = m_pendingWakes.isEmpty();
+    m_pendingWakes.insert(queue);
+    if (first)
+        QMetaObject::invokeMethod(this, &MessageBroker::serviceWakes, Qt::QueuedConnection);
+}
+
+void MessageBroker::serviceWakes()
+{
+    const QSet<QString> queues = std::exchange(m_pendingWakes, {});
+    for (const QString &queue : queues) {
+        serveNextWaiter(queue);
+        runProcessors(queue);
+    }
+}
+
+void MessageBroker::serveNextWaiter(const QString &queue)
+{
+    ConsumeRequest request;
+    const quint64 id = m_waiters.claimFirst(queue, request);
+    if (id == 0)
+        return;
+    m_store.consume(queue, request, [this, queue, id, request](Result<QList<Message>> result) {
+        if (result && result->isEmpty()) {
+            m_waiters.release(id);
+            return;
+        }
+        if (result && !request.acknowledge)
+            scheduleMaintenance(result->first().leaseDeadlineMs);
+        m_waiters.complete(id, std::move(result));
+        scheduleWake(queue); // the next waiter, if any, on the next turn
+    });
+}
+
+// Maintenance, history, snapshots ------------------------------------------------------------
+
+void MessageBroker::scheduleMaintenance(qint64 atMs)
+{
+    const qint64 now = m_clock.nowMs();
+    const qint64 latest = now + m_options.maintenanceIntervalMs;
+    const qint64 when = qBound(now, atMs, latest);
+    if (m_maintenanceTimer.isActive() && m_nextMaintenanceMs <= when)
+        return;
+    m_nextMaintenanceMs = when;
+    m_maintenanceTimer.start(int(when - now));
+}
+
+void MessageBroker::runMaintenance()
+{
+    m_maintenanceTimer.stop();
+    m_store.runMaintenance([this](Result<qint64> next) {
+        if (!next)
+            recordStoreError("maintenance", next.error());
+        const qint64 now = m_clock.nowMs();
+        scheduleMaintenance(next && *next > 0 ? *next : now + m_options.maintenanceIntervalMs);
+    });
+    const qint64 now = m_clock.nowMs();
+    if (now - m_lastRateSampleMs >= 1000) {
+        m_lastRateSampleMs = now;
+        m_store.listQueues([this, now](Result<QList<QueueInfo>> queues) {
+            if (queues)
+                m_rates.sample(now, *queues);
+        });
+    }
+}
+
+QList<MessageEvent> MessageBroker::lifecycle(const QString &messageId) const
+{
+    const std::optional<quint64> sequence = MessageId::parse(messageId);
+    return sequence ? m_events.lifecycle(*sequence) : QList<MessageEvent>{};
+}
+
+QList<MessageEvent> MessageBroker::queueEvents(const QString &queue, int limit) const
+{
+    return m_events.queueEvents(queue, limit);
+}
+
+void MessageBroker::snapshot(quint64 sinceEvent, Completion<BrokerSnapshot> done)
+{
+    m_store.listQueues([this, sinceEvent, done = std::move(done)](Result<QList<QueueInfo>> queues) {
+        BrokerSnapshot snapshot;
+        snapshot.takenAtMs = m_clock.nowMs();
+        snapshot.uptimeSeconds = uptimeSeconds();
+        snapshot.storage = m_store.backendName();
+        snapshot.health = m_store.health();
+        if (!queues) {
+            snapshot.health = HealthStatus::Unhealthy;
+        } else {
+            snapshot.queues = std::move(queues.value());
+            for (QueueInfo &info : snapshot.queues) {
+                info.rates = m_rates.rates(info.name);
+                snapshot.messagesTotal += info.size();
+                snapshot.messagesProcessed += info.counters.acked;
+            }
+        }
+        snapshot.rates = m_rates.totals();
+        snapshot.recentEvents = m_events.since(sinceEvent, m_options.recentEvents);
+        snapshot.lastEventNumber = m_events.lastNumber();
+        done(std::move(snapshot));
+    });
+}
+
+} // namespace Broker

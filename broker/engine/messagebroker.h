@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "engineoptions.h"
+#include "eventlog.h"
+#include "queuetyperegistry.h"
+#include "ratetracker.h"
+#include "waitlist.h"
+
+#include "core/brokersnapshot.h"
+#include "core/clock.h"
+#include "storage/queuestore.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QSet>
+#include <QTimer>
+
+#include <functional>
+#include <map>
+
+namespace Broker {
+
+class ErrorManager;
+
+// An in-process consumer: returns true to acknowledge the message, false to nack it (it is then
+// redelivered, and dead-lettered after max_deliveries). Runs in the engine's thread.
+using Processor = std::function<bool(const Message &)>;
+
+// The engine's one facade. Validates what callers ask, drives the store, and adds what is the
+// same for every store: long polling, processors, the event log, rates, maintenance timing and
+// snapshots. Lives in the engine's thread; every operation completes through a callback in that
+// thread (at once with the memory store).
+class MessageBroker : public QObject, private StoreListener
+{
+    Q_OBJECT
+public:
+    // `store`, `types` and `clock` must outlive the broker; `errors` may be null.
+    MessageBroker(QueueStore &store, QueueTypeRegistry &types, const Clock &clock, EngineOptions options = {},
+           ErrorManager *errors = nullptr, QObject *parent = nullptr);
+    ~MessageBroker() override;
+
+    const EngineOptions &options() const { return m_options; }
+    QString storageBackend() const { return m_store.backendName(); }
+    qint64 uptimeSeconds() const;
+    // Adds a queue type (see QueueTypeRegistry). False when the name is taken.
+    bool registerQueueType(const QString &name, const QString &description,
+                           QueueTypeRegistry::ReadySetFactory factory);
+    QStringList queueTypes() const { return m_types.names(); }
+
+    // Queues. `options` is the gCore options object of POST /queues.
+    void createQueue(const QString &name, const QJsonObject &options, Completion<QueueInfo> done);
+    void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done);
+    void deleteQueue(const QString &name, Completion<qint64> done);
+    void purgeQueue(const QString &name, Completion<qint64> done);
+    void listQueues(Completion<QList<QueueInfo>> done);
+    void queueInfo(const QString &name, Completion<QueueInfo> done);
+
+    // Messages.
+    void publish(const QString &queue, const QList<NewMessage> &messages, const QString &publisher,
+                 Completion<PublishResult> done);
+    // Waits up to `waitMs` for a message when none is ready; answers with an empty list when the
+    // wait ends without one. Other requests go on meanwhile.
+    void consume(const QString &queue, const ConsumeRequest &request, qint64 waitMs,
+                 Completion<QList<Message>> done);
+    void ack(const QString &queue, const MessageRef &ref, Completion<void> done);
+    void nack(const QString &queue, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done);
+    void extend(const QString &queue, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done);
+    void browse(const QString &queue, qint64 offset, qint64 limit, Completion<BrowsePage> done);
+    void redrive(const QString &queue, qint64 limit, const QString &user, Completion<qint64> done);
+
+    // In-process consumers. Returns an id for unregisterProcessor.
+    int registerProcessor(const QString &queue, Processor processor);
+    bool unregisterProcessor(int id);
+
+    // History.
+    QList<MessageEvent> lifecycle(const QString &messageId) const;
+    QList<MessageEvent> queueEvents(const QString &queue, int limit) const;
+
+    // Everything at once for a UI or /health; events after `sinceEvent` only.
+    void snapshot(quint64 sinceEvent, Completion<BrokerSnapshot> done);
+
+    // Expires leases and TTLs and samples rates now; normally driven by the broker's own timer.
+    void runMaintenance();
+
+Q_SIGNALS:
+    void queueCreated(const QString &name);
+    void queueDeleted(const QString &name);
+    void queuePurged(const QString &name, qint64 purged);
+
+private:
+    // StoreListener
+    void messageEvent(const MessageEvent &event) override;
+    void messagesAvailable(const QString &queue) override;
+
+    Result<void> checkQueueName(const QString &name) const;
+    Result<void> checkMessages(const QList<NewMessage> &messages) const;
+    // Makes sure maintenance runs no later than `atMs` (ms since the epoch).
+    void scheduleMaintenance(qint64 atMs);
+    void scheduleWake(const QString &queue);
+    void serviceWakes();
+    void serveNextWaiter(const QString &queue);
+    bool hasProcessor(const QString &queue) const;
+    void runProcessors(const QString &queue);
+    void recordStoreError(const char *operation, const Error &error);
+    template<typename T>
+    Completion<T> watched(const char *operation, Completion<T> done);
+
+    struct ProcessorEntry
+    {
+        QString queue;
+        Processor processor;
+        bool running = false;
+    };
+
+    QueueStore &m_store;
+    QueueTypeRegistry &m_types;
+    const Clock &m_clock;
+    EngineOptions m_options;
+    ErrorManager *m_errors;
+    qint64 m_startedMs;
+    EventLog m_events;
+    RateTracker m_rates;
+    WaitList m_waiters;
+    std::map<int, ProcessorEntry> m_processors;
+    int m_nextProcessorId = 1;
+    QSet<QString> m_pendingWakes;
+    QTimer m_maintenanceTimer;
+    qint64 m_nextMaintenanceMs = 0;
+    qint64 m_lastRateSampleMs = 0;
+};
+
+} // namespace Broker

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "storage/readyset.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+#include <map>
+#include <memory>
+
+namespace Broker {
+
+// The queue types a broker knows: the extension point for new delivery orders. Built in: "list"
+// (FIFO), "priority" (higher first, FIFO within a priority), "stream" (consumer groups). A new
+// ordered type supplies a factory for its ReadySet; names are unique and cannot be replaced.
+class QueueTypeRegistry final : public QueueTypeCatalog
+{
+public:
+    using ReadySetFactory = std::function<std::unique_ptr<ReadySet>()>;
+
+    QueueTypeRegistry(); // registers the built-in types
+
+    // Returns false (and changes nothing) when the name is taken or the factory is empty.
+    bool registerQueueType(const QString &name, const QString &description, ReadySetFactory factory);
+
+    QStringList names() const;
+    QString description(const QString &type) const;
+
+    bool contains(const QString &type) const override;
+    QueueKind kindOf(const QString &type) const override;
+    std::unique_ptr<ReadySet> createReadySet(const QString &type) const override;
+
+private:
+    struct Entry
+    {
+        QueueKind kind = QueueKind::Ordered;
+        QString description;
+        ReadySetFactory factory; // empty for streams
+    };
+    std::map<QString, Entry> m_types;
+};
+
+} // namespace Broker

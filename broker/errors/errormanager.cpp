@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "errormanager.h"
+
+#include "logging.h"
+
+#include <QRegularExpression>
+
+namespace Broker {
+
+namespace {
+constexpr qint64 NotificationIntervalMs = 60'000;
+
+QString keyOf(Severity severity, const QString &component, const QString &code, const QString &message)
+{
+    return QString::number(int(severity)) + QChar(0) + component + QChar(0) + code + QChar(0) + message;
+}
+} // namespace
+
+const char *severityName(Severity severity)
+{
+    switch (severity) {
+    case Severity::Info: return "info";
+    case Severity::Warning: return "warning";
+    case Severity::Error: return "error";
+    case Severity::Critical: return "critical";
+    }
+    return "error";
+}
+
+ErrorManager::ErrorManager(const Clock &clock, int capacity, QObject *parent)
+    : QObject(parent), m_clock(clock), m_capacity(qMax(1, capacity))
+{
+}
+
+QString ErrorManager::redactSecrets(const QString &text)
+{
+    // "api_key=...", "X-API-Key: ...", "password: ..." and bare tokens of 32+ key characters.
+    static const QRegularExpression named(
+        QStringLiteral(R"((api[_-]?key|password|secret|token|auth)(["']?\s*[:=]\s*["']?)[^\s"',;]+)"),
+        QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression bare(QStringLiteral(R"([A-Za-z0-9_\-+/]{32,}={0,2})"));
+    QString out = text;
+    out.replace(named, QStringLiteral("\\1\\2[redacted]"));
+    out.replace(bare, QStringLiteral("[redacted]"));
+    return out;
+}
+
+void ErrorManager::record(Severity severity, const QString &component, const QString &code, const QString &rawMessage)
+{
+    const QString message = redactSecrets(rawMessage);
+    const qint64 now = m_clock.nowMs();
+    const QString key = keyOf(severity, component, code, message);
+    m_totals[int(severity)] += 1;
+
+    Records::iterator it;
+    if (const auto found = m_byKey.constFind(key); found != m_byKey.cend()) {
+        it = found.value();
+        ++it->count;
+        it->lastMs = now;
+        m_records.splice(m_records.begin(), m_records, it); // most recent first
+    } else {
+        m_records.push_front(ErrorRecord{m_nextId++, severity, component, code, message, now, now, 1});
+        it = m_records.begin();
+        m_byKey.insert(key, it);
+        while (int(m_records.size()) > m_capacity) {
+            const ErrorRecord &oldest = m_records.back();
+            const QString oldestKey = keyOf(oldest.severity, oldest.component, oldest.code, oldest.message);
+            m_byKey.remove(oldestKey);
+            m_lastNotifiedMs.remove(oldestKey);
+            m_records.pop_back();
+        }
+    }
+
+    const QString line = QStringLiteral("[%1] %2%3").arg(component, code.isEmpty() ? QString() : code + QStringLiteral(": "), message);
+    switch (severity) {
+    case Severity::Info: qCInfo(lcErrors).noquote() << line; break;
+    case Severity::Warning: qCWarning(lcErrors).noquote() << line; break;
+    case Severity::Error:
+    case Severity::Critical: qCCritical(lcErrors).noquote() << line; break;
+    }
+
+    const ErrorRecord snapshot = *it;
+    Q_EMIT errorRecorded(snapshot);
+    if (severity >= m_threshold) {
+        qint64 &last = m_lastNotifiedMs[key];
+        if (last == 0 || now - last >= NotificationIntervalMs) {
+            last = now;
+            Q_EMIT notificationRaised(snapshot);
+        }
+    }
+}
+
+QList<ErrorRecord> ErrorManager::recent(int limit) const
+{
+    QList<ErrorRecord> out;
+    for (const ErrorRecord &record : m_records) {
+        if (limit >= 0 && out.size() >= limit)
+            break;
+        out.append(record);
+    }
+    return out;
+}
+
+void ErrorManager::clear()
+{
+    m_records.clear();
+    m_byKey.clear();
+    m_lastNotifiedMs.clear();
+}
+
+} // namespace Broker

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "queuestore.h"
+#include "storedmessage.h"
+
+#include <vector>
+
+namespace Broker {
+
+class MemoryQueue;
+
+// What a memory queue needs from the store that owns it. Everything happens in the engine's
+// thread; nothing here blocks.
+class MemoryQueueHost
+{
+public:
+    virtual qint64 nowMs() const = 0;
+    virtual quint64 newReceipt() = 0;
+    virtual Message toMessage(const MemoryQueue &queue, const StoredMessage &message) const = 0;
+    virtual void recordEvent(MessageEventKind kind, const MemoryQueue &queue, const StoredMessage &message,
+                             const QString &user, const QString &detail = {}) = 0;
+    // Hands a message the queue gives up on to its dead-letter queue, or drops it (counted) when
+    // there is none.
+    virtual void deadLetter(MemoryQueue &from, StoredMessage &&message, const QString &reason) = 0;
+
+protected:
+    ~MemoryQueueHost() = default;
+};
+
+// One queue of the memory store. Subclasses: OrderedQueue (list, priority, custom types) and
+// StreamQueue (consumer groups). Counters, config and TTL rules are shared here.
+class MemoryQueue
+{
+public:
+    MemoryQueue(QString name, QueueConfig config, qint64 createdMs, MemoryQueueHost &host);
+    virtual ~MemoryQueue() = default;
+    MemoryQueue(const MemoryQueue &) = delete;
+    MemoryQueue &operator=(const MemoryQueue &) = delete;
+
+    const QString &name() const { return m_name; }
+    const QueueConfig &config() const { return m_config; }
+    QueueCounters &counters() { return m_counters; }
+    QueueInfo info() const;
+
+    // Everything the queue holds, as max_size counts it.
+    virtual qint64 size() const = 0;
+    virtual Result<void> checkPublish(const NewMessage &message) const;
+    // Takes a message in: published, dead-lettered here, or redriven here.
+    virtual void add(StoredMessage &&message) = 0;
+    virtual Result<QList<Message>> consume(const ConsumeRequest &request) = 0;
+    virtual Result<void> ack(const MessageRef &ref) = 0;
+    virtual Result<NackResult> nack(const MessageRef &ref, qint64 delayMs) = 0;
+    virtual Result<qint64> extend(const MessageRef &ref, qint64 visibilityMs) = 0;
+    virtual BrowsePage browse(qint64 offset, qint64 limit) const = 0;
+    // Drops everything; returns how many messages that was.
+    virtual qint64 purge() = 0;
+    // Removes up to `limit` dead-lettered messages (from `origin`, or from anywhere when empty).
+    virtual void takeDeadLettered(const QString &origin, qint64 limit, std::vector<StoredMessage> &out) = 0;
+    // Expires leases and TTLs, releases due delays. Returns the next time it has work (0: none)
+    // and sets `becameAvailable` when messages became deliverable.
+    virtual qint64 maintain(bool &becameAvailable) = 0;
+
+protected:
+    virtual void fillInfo(QueueInfo &info) const = 0;
+
+    bool isExpired(const StoredMessage &message, qint64 nowMs) const;
+    qint64 ttlMs() const { return m_config.ttlSeconds * 1000; }
+    qint64 visibilityMs(qint64 requestedMs) const;
+    // Counts and records an expired message, then dead-letters or drops it.
+    void expire(StoredMessage &&message);
+    Result<quint64> parseReceipt(const QString &receipt) const;
+
+    static Error messageNotFound();
+    static Error staleReceipt();
+
+    MemoryQueueHost &m_host;
+
+private:
+    QString m_name;
+    QueueConfig m_config;
+    qint64 m_createdMs;
+    QueueCounters m_counters;
+};
+
+// Receipts are 16 hex digits of a random 64-bit number, fresh for every delivery.
+QString formatReceipt(quint64 receipt);
+
+} // namespace Broker

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "memorystore.h"
+
+#include "orderedqueue.h"
+#include "streamqueue.h"
+
+#include "core/messageid.h"
+
+#include <QRandomGenerator>
+
+#include <algorithm>
+
+namespace Broker {
+
+namespace {
+Error queueNotFound()
+{
+    return Error{ErrorCode::QueueNotFound, QStringLiteral("Queue not found")};
+}
+} // namespace
+
+MemoryStore::MemoryStore(const QueueTypeCatalog &types, const Clock &clock)
+    : m_types(types), m_clock(clock), m_nextSequence(quint64(clock.nowMs()) * 1000)
+{
+}
+
+MemoryStore::~MemoryStore() = default;
+
+Result<MemoryQueue *> MemoryStore::find(const QString &name) const
+{
+    const auto it = m_queues.find(name);
+    if (it == m_queues.end())
+        return queueNotFound();
+    return it->second.get();
+}
+
+MemoryQueue &MemoryStore::insertQueue(const QString &name, const QueueConfig &config)
+{
+    MemoryQueueHost &host = *this;
+    std::unique_ptr<MemoryQueue> queue;
+    if (m_types.kindOf(config.type) == QueueKind::Stream)
+        queue = std::make_unique<StreamQueue>(name, config, nowMs(), host);
+    else
+        queue = std::make_unique<OrderedQueue>(name, config, nowMs(), host, m_types.createReadySet(config.type));
+    MemoryQueue &ref = *queue;
+    m_queues[name] = std::move(queue);
+    return ref;
+}
+
+void MemoryStore::createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done)
+{
+    if (m_queues.contains(name))
+        return done(Error{ErrorCode::QueueExists, QStringLiteral("Queue already exists")});
+    if (!m_types.contains(config.type))
+        return done(Error{ErrorCode::InvalidArgument, QStringLiteral("Unknown queue type '%1'").arg(config.type)});
+    done(insertQueue(name, config).info());
+}
+
+void MemoryStore::deleteQueue(const QString &name, Completion<qint64> done)
+{
+    const auto it = m_queues.find(name);
+    if (it == m_queues.end())
+        return done(queueNotFound());
+    // Mirrors what Redis reports: the queue's record always, its message structure while non-empty.
+    const qint64 keys = 1 + (it->second->size() > 0 ? 1 : 0);
+    m_queues.erase(it);
+    done(keys);
+}
+
+void MemoryStore::purgeQueue(const QString &name, Completion<qint64> done)
+{
+    const Result<MemoryQueue *> queue = find(name);
+    if (!queue)
+        return done(queue.error());
+    const qint64 purged = (*queue)->purge();
+    if (m_listener) {
+        MessageEvent event;
+        event.timeMs = nowMs();
+        event.kind = MessageEventKind::Purged;
+        event.queue = name;
+        event.detail = QString::number(purged);
+        m_listener->messageEvent(event);
+    }
+    done(purged);
+}
+
+void MemoryStore::listQueues(Completion<QList<QueueInfo>> done)
+{
+    QList<QueueInfo> infos;
+    infos.reserve(qsizetype(m_queues.size()));
+    for (const auto &[name, queue] : m_queues)
+        infos.append(queue->info());
+    std::sort(infos.begin(), infos.end(), [](const QueueInfo &a, const QueueInfo &b) { return a.name < b.name; });
+    done(std::move(infos));
+}
+
+void MemoryStore::queueInfo(const QString &name, Completion<QueueInfo> done)
+{
+    const Result<MemoryQueue *> queue = find(name);
+    if (!queue)
+        return done(queue.error());
+    done((*queue)->info());
+}
+
+void MemoryStore::publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
+                          Completion<PublishResult> done)
+{
+    const Result<MemoryQueue *> found = find(name);
+    if (!found)
+        return done(found.error());
+    MemoryQueue &queue = **found;
+    for (const NewMessage &message : messages) {
+        if (const Result<void> check = queue.checkPublish(message); !check)
+            return done(check.error());
+    }
+    if (queue.size() + messages.size() > queue.config().maxSize)
+        return done(Error{ErrorCode::QueueFull, QStringLiteral("Queue size limit reached")});
+
+    const quint32 publisherIndex = internPublisher(publisher);
+    const qint64 now = nowMs();
+    PublishResult result;
+    result.messageIds.reserve(messages.size());
+    bool anyReady = false;
+    for (const NewMessage &in : messages) {
+        StoredMessage message;
+        message.sequence = m_nextSequence++;
+        message.timestampUs = now * 1000;
+        message.notBeforeMs = in.delayMs > 0 ? now + in.delayMs : 0;
+        message.priority = in.priority;
+        message.publisher = publisherIndex;
+        message.setData(in.data);
+        if (!in.headers.isEmpty())
+            message.ensureExtras().headers = in.headers;
+        anyReady |= message.notBeforeMs == 0;
+        result.messageIds.append(MessageId::format(message.sequence));
+        ++queue.counters().published;
+        recordEvent(MessageEventKind::Published, queue, message, publisher, {});
+        queue.add(std::move(message));
+    }
+    result.queueSize = queue.size();
+    if (anyReady)
+        announceAvailable(name);
+    done(std::move(result));
+}
+
+void MemoryStore::consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done)
+{
+    const Result<MemoryQueue *> queue = find(name);
+    if (!queue)
+        return done(queue.error());
+    done((*queue)->consume(request));
+}
+
+void MemoryStore::ack(const QString &name, const MessageRef &ref, Completion<void> done)
+{
+    const Result<MemoryQueue *> queue = find(name);
+    if (!queue)
+        return done(queue.error());
+    done((*queue)->ack(ref));
+}
+
+void MemoryStore::nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done)
+{
+    const Result<MemoryQueue *> queue = find(name);
+    if (!queue)
+        return done(queue.error());
+    Result<NackResult> result = (*queue)->nack(ref, delayMs);
+    if (result && result->requeued && delayMs <= 0)
+        announceAvailable(name);
+    done(std::move(result));
+}
+
+void MemoryStore::extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done)
+{
+    const Result<MemoryQueue *> queue = find(name);
+    if (!queue)
+        return done(queue.error());
+    done((*queue)->extend(ref, visibilityMs));
+}
+
+void MemoryStore::browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done)
+{
+    const Result<MemoryQueue *> queue = find(name);
+    if (!queue)
+        return done(queue.error());
+    done((*queue)->browse(offset, limit));
+}
+
+void MemoryStore::redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done)
+{
+    const Result<MemoryQueue *> found = find(name);
+    if (!found)
+        return done(found.error());
+    // Asked of a queue with a dead-letter queue: bring back what it sent there. Asked of any other
+    // queue: send each dead-lettered message in it back where it came from.
+    MemoryQueue *source = *found;
+    QString origin;
+    const QString &dlqName = source->config().deadLetterQueue;
+    if (!dlqName.isEmpty()) {
+        const Result<MemoryQueue *> dlq = find(dlqName);
+        if (!dlq)
+            return done(qint64(0));
+        source = *dlq;
+        origin = name;
+    }
+
+    std::vector<StoredMessage> taken;
+    source->takeDeadLettered(origin, limit, taken);
+    qint64 moved = 0;
+    for (StoredMessage &message : taken) {
+        const Result<MemoryQueue *> target = find(message.extras->originQueue);
+        if (!target) { // the origin is gone: leave the message where it was
+            source->add(std::move(message));
+            continue;
+        }
+        const QString from = source->name();
+        MessageExtras &extras = *message.extras;
+        extras.originQueue.clear();
+        extras.deadLetterReason.clear();
+        extras.deadLetteredAtMs = 0;
+        extras.ttlStartMs = nowMs();
+        message.deliveryCount = 0;
+        message.notBeforeMs = 0;
+        ++(*target)->counters().redriven;
+        recordEvent(MessageEventKind::Redriven, **target, message, user, from);
+        (*target)->add(std::move(message));
+        announceAvailable((*target)->name());
+        ++moved;
+    }
+    done(moved);
+}
+
+void MemoryStore::runMaintenance(Completion<qint64> done)
+{
+    // Dead-lettering may create a queue; work on a stable list.
+    std::vector<MemoryQueue *> queues;
+    queues.reserve(m_queues.size());
+    for (const auto &[name, queue] : m_queues)
+        queues.push_back(queue.get());
+
+    qint64 next = 0;
+    for (MemoryQueue *queue : queues) {
+        bool available = false;
+        const qint64 due = queue->maintain(available);
+        if (available)
+            announceAvailable(queue->name());
+        if (due != 0 && (next == 0 || due < next))
+            next = due;
+    }
+    done(next);
+}
+
+quint64 MemoryStore::newReceipt()
+{
+    return QRandomGenerator::global()->generate64();
+}
+
+Message MemoryStore::toMessage(const MemoryQueue &queue, const StoredMessage &stored) const
+{
+    Message message;
+    message.id = MessageId::format(stored.sequence);
+    message.queue = queue.name();
+    message.data = stored.data().toByteArray();
+    message.publisher = m_publishers.value(qsizetype(stored.publisher));
+    message.timestamp = double(stored.timestampUs) / 1e6;
+    message.priority = stored.priority;
+    message.deliveryCount = int(stored.deliveryCount);
+    if (const MessageExtras *extras = stored.extras.get()) {
+        message.headers = extras->headers;
+        message.originQueue = extras->originQueue;
+        message.deadLetterReason = extras->deadLetterReason;
+        message.deadLetteredAt = double(extras->deadLetteredAtMs) / 1000.0;
+    }
+    return message;
+}
+
+void MemoryStore::recordEvent(MessageEventKind kind, const MemoryQueue &queue, const StoredMessage &message,
+                              const QString &user, const QString &detail)
+{
+    if (!m_listener)
+        return;
+    MessageEvent event;
+    event.timeMs = nowMs();
+    event.kind = kind;
+    event.deliveryCount = int(message.deliveryCount);
+    event.sequence = message.sequence;
+    event.queue = queue.name();
+    event.user = user;
+    event.detail = detail;
+    m_listener->messageEvent(event);
+}
+
+void MemoryStore::deadLetter(MemoryQueue &from, StoredMessage &&message, const QString &reason)
+{
+    const QString dlqName = from.config().deadLetterQueue;
+    if (dlqName.isEmpty()) {
+        ++from.counters().dropped;
+        recordEvent(MessageEventKind::Dropped, from, message, {}, reason);
+        return;
+    }
+    auto it = m_queues.find(dlqName);
+    MemoryQueue &dlq = it != m_queues.end() ? *it->second : insertQueue(dlqName, QueueConfig{});
+    ++from.counters().deadLettered;
+    recordEvent(MessageEventKind::DeadLettered, from, message, {}, reason);
+    MessageExtras &extras = message.ensureExtras();
+    extras.originQueue = from.name();
+    extras.deadLetterReason = reason;
+    extras.deadLetteredAtMs = nowMs();
+    extras.ttlStartMs = extras.deadLetteredAtMs;
+    message.deliveryCount = 0;
+    message.notBeforeMs = 0;
+    // A dead-letter queue takes what it is given even beyond max_size: refusing would lose it.
+    dlq.add(std::move(message));
+    announceAvailable(dlqName);
+}
+
+quint32 MemoryStore::internPublisher(const QString &publisher)
+{
+    const auto it = m_publisherIndex.constFind(publisher);
+    if (it != m_publisherIndex.cend())
+        return it.value();
+    const quint32 index = quint32(m_publishers.size());
+    m_publishers.append(publisher);
+    m_publisherIndex.insert(publisher, index);
+    return index;
+}
+
+void MemoryStore::announceAvailable(const QString &queue)
+{
+    if (m_listener)
+        m_listener->messagesAvailable(queue);
+}
+
+} // namespace Broker

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "memoryqueue.h"
+#include "queuestore.h"
+#include "readyset.h"
+
+#include "core/clock.h"
+
+#include <QHash>
+#include <QStringList>
+
+#include <memory>
+#include <unordered_map>
+
+namespace Broker {
+
+// The embedded store: every queue in this process's memory. Operations complete before they
+// return (the completion runs inside the call). Single-threaded: use it from one thread only.
+class MemoryStore final : public QueueStore, private MemoryQueueHost
+{
+public:
+    // `types` and `clock` must outlive the store.
+    MemoryStore(const QueueTypeCatalog &types, const Clock &clock);
+    ~MemoryStore() override;
+
+    QString backendName() const override { return QStringLiteral("memory"); }
+    void setListener(StoreListener *listener) override { m_listener = listener; }
+
+    void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) override;
+    void deleteQueue(const QString &name, Completion<qint64> done) override;
+    void purgeQueue(const QString &name, Completion<qint64> done) override;
+    void listQueues(Completion<QList<QueueInfo>> done) override;
+    void queueInfo(const QString &name, Completion<QueueInfo> done) override;
+    void publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
+                 Completion<PublishResult> done) override;
+    void consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done) override;
+    void ack(const QString &name, const MessageRef &ref, Completion<void> done) override;
+    void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done) override;
+    void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done) override;
+    void browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done) override;
+    void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) override;
+    void runMaintenance(Completion<qint64> done) override;
+
+private:
+    // MemoryQueueHost
+    qint64 nowMs() const override { return m_clock.nowMs(); }
+    quint64 newReceipt() override;
+    Message toMessage(const MemoryQueue &queue, const StoredMessage &message) const override;
+    void recordEvent(MessageEventKind kind, const MemoryQueue &queue, const StoredMessage &message,
+                     const QString &user, const QString &detail) override;
+    void deadLetter(MemoryQueue &from, StoredMessage &&message, const QString &reason) override;
+
+    Result<MemoryQueue *> find(const QString &name) const;
+    MemoryQueue &insertQueue(const QString &name, const QueueConfig &config);
+    quint32 internPublisher(const QString &publisher);
+    void announceAvailable(const QString &queue);
+
+    const QueueTypeCatalog &m_types;
+    const Clock &m_clock;
+    StoreListener *m_listener = nullptr;
+    std::unordered_map<QString, std::unique_ptr<MemoryQueue>> m_queues;
+    quint64 m_nextSequence;             // seeded from the clock in microseconds: ids stay unique across restarts
+    QStringList m_publishers;           // interned publisher names; a message keeps only the index
+    QHash<QString, quint32> m_publisherIndex;
+};
+
+} // namespace Broker

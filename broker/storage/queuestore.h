@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/brokersnapshot.h"
+#include "core/message.h"
+#include "core/messageevent.h"
+#include "core/queueinfo.h"
+#include "core/result.h"
+
+#include <QList>
+#include <QString>
+
+#include <functional>
+
+namespace Broker {
+
+// Completion of an asynchronous store operation. Always called exactly once, in the thread that
+// owns the store (the engine's thread). The memory store calls it before returning; Redis when
+// the reply arrives. A completion may call back into the store.
+template<typename T>
+using Completion = std::function<void(Result<T>)>;
+
+// Names the message an ack, nack or extend is about.
+struct MessageRef
+{
+    QString id;
+    QString receipt; // empty: accept whatever lease is current (gCore clients send none)
+    QString group;   // stream queues: the consumer group; empty: the one group that holds it
+    QString user;    // who acts, for the event log
+};
+
+// Told what happens inside the store, as it happens (in the engine's thread).
+class StoreListener
+{
+public:
+    virtual ~StoreListener() = default;
+    virtual void messageEvent(const MessageEvent &event) = 0;
+    // Messages became deliverable in `queue` (publish, nack, expired lease, delay over).
+    virtual void messagesAvailable(const QString &queue) = 0;
+};
+
+// Where queues and messages live. Implementations: MemoryStore (embedded, default) and the Redis
+// store. Every semantic of delivery (leases, receipts, dead-lettering, TTL, delays, consumer
+// groups) is the store's so that Redis can run each multi-step change as one script. Queue names
+// and configs reaching a store are already validated by the engine.
+class QueueStore
+{
+public:
+    virtual ~QueueStore() = default;
+
+    virtual QString backendName() const = 0;
+    // Whether the store can serve: Degraded while on a fallback, Unhealthy when it cannot.
+    virtual HealthStatus health() const { return HealthStatus::Healthy; }
+    virtual void setListener(StoreListener *listener) = 0; // not owned; may be null
+
+    virtual void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) = 0;
+    // Completes with the number of storage keys (memory: structures) removed.
+    virtual void deleteQueue(const QString &name, Completion<qint64> done) = 0;
+    // Removes ready, delayed and in-flight messages; completes with how many.
+    virtual void purgeQueue(const QString &name, Completion<qint64> done) = 0;
+    virtual void listQueues(Completion<QList<QueueInfo>> done) = 0;
+    virtual void queueInfo(const QString &name, Completion<QueueInfo> done) = 0;
+
+    // All or nothing: either every message is queued or none is.
+    virtual void publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
+                         Completion<PublishResult> done) = 0;
+    // Completes with up to request.count messages; an empty list when none is ready.
+    virtual void consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done) = 0;
+    virtual void ack(const QString &name, const MessageRef &ref, Completion<void> done) = 0;
+    virtual void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done) = 0;
+    // Completes with the new lease deadline (ms since the epoch).
+    virtual void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done) = 0;
+
+    virtual void browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done) = 0;
+    // Moves up to `limit` (<= 0: all) dead-lettered messages back to their origin queues. `name`
+    // is either a dead-letter queue, or a queue whose dead-letter queue holds messages from it.
+    virtual void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) = 0;
+
+    // Expires leases and TTLs, releases due delayed messages. Completes with the time (ms since
+    // the epoch) when it next has something to do, or 0 when it does not know.
+    virtual void runMaintenance(Completion<qint64> done) = 0;
+};
+
+} // namespace Broker

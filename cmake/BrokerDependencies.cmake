@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Third-party dependencies. On Debian 12 they come from:
+find_package(Qt6 6.4 REQUIRED COMPONENTS Core Network)
+find_package(yaml-cpp 0.7 REQUIRED)
+
+if(BUILD_TESTING)
+    find_package(Qt6 REQUIRED COMPONENTS Test)
+endif()

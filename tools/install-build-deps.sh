@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Installs what building and testing BrokerDesk needs on Debian 12 (bookworm). Safe to run again.
+set -eu
+
+PACKAGES="cmake g++ make pkg-config ca-certificates
+qt6-base-dev qt6-base-dev-tools libqt6core6 libyaml-cpp-dev"
+
+missing=""
+for package in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing="$missing $package"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    exec sudo "$0" "$@"
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086 # word splitting is wanted: one argument per package
+apt-get install -y -qq --no-install-recommends $missing
