@@ -10,6 +10,10 @@
 
 #include <algorithm>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 namespace Broker {
 
 namespace {
@@ -239,7 +243,9 @@ void MemoryStore::runMaintenance(Completion<qint64> done)
         queues.push_back(queue.get());
 
     qint64 next = 0;
+    qint64 held = 0;
     for (MemoryQueue *queue : queues) {
+        held += queue->size();
         bool available = false;
         const qint64 due = queue->maintain(available);
         if (available)
@@ -247,7 +253,22 @@ void MemoryStore::runMaintenance(Completion<qint64> done)
         if (due != 0 && (next == 0 || due < next))
             next = due;
     }
+    releaseMemoryAfterDrain(held);
     done(next);
+}
+
+void MemoryStore::releaseMemoryAfterDrain(qint64 heldMessages)
+{
+    // Trimming costs a few milliseconds, so only after a drain of at least 100,000 messages that
+    // took away at least half of what was held.
+    constexpr qint64 MinimumDrain = 100'000;
+    m_peakHeldMessages = std::max(m_peakHeldMessages, heldMessages);
+    if (m_peakHeldMessages - heldMessages < MinimumDrain || heldMessages > m_peakHeldMessages / 2)
+        return;
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    m_peakHeldMessages = heldMessages;
 }
 
 quint64 MemoryStore::newReceipt()

@@ -55,6 +55,8 @@ private:
     MemoryQueue &insertQueue(const QString &name, const QueueConfig &config);
     quint32 internPublisher(const QString &publisher);
     void announceAvailable(const QString &queue);
+    // After a large drain, hands freed heap back to the system (glibc keeps it otherwise).
+    void releaseMemoryAfterDrain(qint64 heldMessages);
 
     const QueueTypeCatalog &m_types;
     const Clock &m_clock;
@@ -63,6 +65,7 @@ private:
     quint64 m_nextSequence;             // seeded from the clock in microseconds: ids stay unique across restarts
     QStringList m_publishers;           // interned publisher names; a message keeps only the index
     QHash<QString, quint32> m_publisherIndex;
+    qint64 m_peakHeldMessages = 0; // since memory was last handed back
 };
 
 } // namespace Broker
