@@ -13,6 +13,8 @@ const char *errorCodeName(ErrorCode code)
     case ErrorCode::QueueNotFound: return "queue_not_found";
     case ErrorCode::MessageNotFound: return "message_not_found";
     case ErrorCode::QueueExists: return "queue_exists";
+    case ErrorCode::NotFound: return "not_found";
+    case ErrorCode::Conflict: return "conflict";
     case ErrorCode::StaleReceipt: return "stale_receipt";
     case ErrorCode::QueueFull: return "queue_full";
     case ErrorCode::RateLimited: return "rate_limited";

@@ -19,6 +19,8 @@ enum class ErrorCode {
     QueueNotFound,    //                                                -> 404
     MessageNotFound,  // unknown id, or not in flight any more          -> 404
     QueueExists,      //                                                -> 409
+    NotFound,         // another resource (a user, ...)                 -> 404
+    Conflict,         // another resource exists already                -> 409
     StaleReceipt,     // the receipt belongs to an earlier delivery     -> 409
     QueueFull,        // max_size reached                               -> 429
     RateLimited,      //                                                -> 429

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "engine/engineoptions.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <map>
+
+namespace Broker {
+
+// Every setting of message_broker.yaml, with the defaults a fresh install runs on. Units are in
+// the names. config/message_broker.yaml documents each key.
+struct BrokerConfig
+{
+    struct Core
+    {
+        QString name = QStringLiteral("brokerdesk");
+        QString logLevel = QStringLiteral("info"); // debug | info | warning | error
+    } core;
+
+    struct Redis
+    {
+        QString host = QStringLiteral("127.0.0.1");
+        int port = 6379;
+        QString password;       // VALKEY_AUTH; never logged
+        int database = 0;
+        bool tls = false;
+        QString keyPrefix = QStringLiteral("brokerdesk:");
+        int poolSize = 4;
+        int connectTimeoutMs = 2000;
+        int commandTimeoutMs = 2000;
+    };
+    struct Journal
+    {
+        bool enabled = false;
+        QString path;           // empty: next to the users file
+        QString fsync = QStringLiteral("everysec"); // always | everysec | no
+    };
+    struct Storage
+    {
+        QString backend = QStringLiteral("memory"); // memory | redis
+        Redis redis;
+        Journal journal;
+    } storage;
+
+    struct RateLimit
+    {
+        bool enabled = false;          // per API key
+        int requestsPerMinute = 600;
+        int burst = 100;               // requests allowed at once above the steady rate
+        int authFailuresPerMinute = 30; // per client address, always on
+    };
+    struct Limits
+    {
+        qint64 maxBodyBytes = 1024 * 1024;
+        qint64 maxMessageBytes = 256 * 1024;
+        int maxBatch = 1000;
+        int maxJsonDepth = 64;
+        int maxHeaderBytes = 16 * 1024;
+        int maxHeaderFields = 100;
+        int idleTimeoutSeconds = 60;
+        int requestTimeoutSeconds = 30;
+        int maxConnections = 1000;
+        int maxWaitSeconds = 20;
+    };
+    struct Api
+    {
+        QString bind = QStringLiteral("127.0.0.1");
+        int port = 8080;
+        QStringList corsOrigins;
+        RateLimit rateLimit;
+        Limits limits;
+    } api;
+
+    struct Queues
+    {
+        QString queuePrefix = QStringLiteral("queue:"); // key prefix of queues in Redis (gCore)
+        qint64 maxQueueSize = 10000;
+        qint64 messageTtlSeconds = 86400;
+        qint64 visibilityTimeoutSeconds = 30;
+        int maxDeliveries = 5;
+        int eventLogSize = 1000;       // events kept per queue
+    } queues;
+
+    struct Security
+    {
+        QString usersFile = QStringLiteral("users.yaml"); // relative to the config file
+        std::map<QString, QStringList> roles;              // custom roles: name -> permission patterns
+    } security;
+
+    struct Errors
+    {
+        int maxRecords = 1000;
+        QString notifySeverity = QStringLiteral("error"); // info | warning | error | critical
+        QString webhookUrl;
+    } errors;
+
+    // The engine's share of the settings.
+    EngineOptions engineOptions() const;
+};
+
+} // namespace Broker

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "brokerconfig.h"
+
+#include "core/result.h"
+
+#include <QProcessEnvironment>
+#include <QStringList>
+
+namespace Broker {
+
+struct LoadedConfig
+{
+    BrokerConfig config;
+    QStringList warnings; // "file:line:column: unknown key ..." and the like; start-up goes on
+};
+
+// Reads message_broker.yaml. A file that cannot be read or parsed, or a value of the wrong type or
+// out of range, is an error "file:line:column: what is wrong"; unknown keys are warnings.
+class ConfigLoader
+{
+public:
+    static Result<LoadedConfig> loadFile(const QString &path);
+    static Result<LoadedConfig> loadText(const QByteArray &text, const QString &fileName);
+
+    // gCore's environment overrides: VALKEY_HOST, VALKEY_PORT, VALKEY_AUTH, VALKEY_TLS, API_PORT,
+    // CORS_ORIGINS (comma-separated), MAX_QUEUE_SIZE, MESSAGE_TTL. A bad value is an error naming
+    // the variable (never its value when it is a secret).
+    static Result<void> applyEnvironment(BrokerConfig &config, const QProcessEnvironment &environment);
+};
+
+} // namespace Broker

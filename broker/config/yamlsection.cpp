@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "yamlsection.h"
+
+#include <limits>
+
+namespace Broker {
+
+YAML::Node YamlContext::parse(const QByteArray &text)
+{
+    try {
+        return YAML::Load(text.toStdString());
+    } catch (const YAML::ParserException &e) {
+        fail(e.mark, QString::fromStdString(e.msg));
+    }
+    return YAML::Node(YAML::NodeType::Undefined);
+}
+
+QString YamlContext::location(const YAML::Mark &mark) const
+{
+    if (mark.is_null())
+        return m_file;
+    return QStringLiteral("%1:%2:%3").arg(m_file).arg(mark.line + 1).arg(mark.column + 1);
+}
+
+void YamlContext::fail(const YAML::Mark &mark, const QString &what)
+{
+    if (!m_error)
+        m_error = location(mark) + QStringLiteral(": ") + what;
+}
+
+void YamlContext::warn(const YAML::Mark &mark, const QString &what)
+{
+    m_warnings.append(location(mark) + QStringLiteral(": ") + what);
+}
+
+YamlSection::YamlSection(YamlContext &context, YAML::Node node, QString path)
+    : m_context(context), m_node(std::move(node)), m_path(std::move(path))
+{
+    if (isDefined() && !m_node.IsMap()) {
+        m_context.fail(m_node.Mark(), QStringLiteral("'%1' must be a mapping of keys to values").arg(m_path));
+        m_node = YAML::Node(YAML::NodeType::Undefined);
+    }
+}
+
+bool YamlSection::has(const char *key) const
+{
+    return isDefined() && m_node[key].IsDefined();
+}
+
+QString YamlSection::keyPath(const char *key) const
+{
+    return m_path.isEmpty() ? QString::fromUtf8(key) : m_path + QLatin1Char('.') + QString::fromUtf8(key);
+}
+
+YamlSection YamlSection::section(const std::string &key)
+{
+    m_read.insert(key);
+    const QString path = keyPath(key.c_str());
+    if (!isDefined())
+        return YamlSection(m_context, YAML::Node(YAML::NodeType::Undefined), path);
+    return YamlSection(m_context, m_node[key], path);
+}
+
+std::optional<YAML::Node> YamlSection::scalar(const char *key, const char *expected)
+{
+    m_read.insert(key);
+    if (!isDefined())
+        return std::nullopt;
+    const YAML::Node value = m_node[key];
+    if (!value.IsDefined() || value.IsNull())
+        return std::nullopt;
+    if (!value.IsScalar()) {
+        m_context.fail(value.Mark(), QStringLiteral("'%1' must be %2").arg(keyPath(key), QLatin1StringView(expected)));
+        return std::nullopt;
+    }
+    return value;
+}
+
+void YamlSection::integer(const char *key, qint64 &out, qint64 min, qint64 max)
+{
+    const std::optional<YAML::Node> value = scalar(key, "a whole number");
+    if (!value)
+        return;
+    bool ok = false;
+    const qint64 number = QString::fromStdString(value->Scalar()).trimmed().toLongLong(&ok);
+    if (!ok || number < min || number > max) {
+        m_context.fail(value->Mark(), QStringLiteral("'%1' must be a whole number from %2 to %3, not '%4'")
+                                          .arg(keyPath(key))
+                                          .arg(min)
+                                          .arg(max)
+                                          .arg(QString::fromStdString(value->Scalar())));
+        return;
+    }
+    out = number;
+}
+
+void YamlSection::integer(const char *key, int &out, int min, int max)
+{
+    qint64 wide = out;
+    integer(key, wide, min, max);
+    out = int(wide);
+}
+
+void YamlSection::boolean(const char *key, bool &out)
+{
+    const std::optional<YAML::Node> value = scalar(key, "true or false");
+    if (!value)
+        return;
+    const QString text = QString::fromStdString(value->Scalar()).trimmed().toLower();
+    static const QStringList yes{QStringLiteral("true"), QStringLiteral("yes"), QStringLiteral("on"), QStringLiteral("1")};
+    static const QStringList no{QStringLiteral("false"), QStringLiteral("no"), QStringLiteral("off"), QStringLiteral("0")};
+    if (yes.contains(text)) {
+        out = true;
+    } else if (no.contains(text)) {
+        out = false;
+    } else {
+        m_context.fail(value->Mark(), QStringLiteral("'%1' must be true or false, not '%2'")
+                                          .arg(keyPath(key), QString::fromStdString(value->Scalar())));
+    }
+}
+
+void YamlSection::string(const char *key, QString &out)
+{
+    const std::optional<YAML::Node> value = scalar(key, "a string");
+    if (value)
+        out = QString::fromStdString(value->Scalar());
+}
+
+void YamlSection::choice(const char *key, QString &out, const QStringList &allowed)
+{
+    const std::optional<YAML::Node> value = scalar(key, "a string");
+    if (!value)
+        return;
+    const QString text = QString::fromStdString(value->Scalar()).trimmed();
+    if (!allowed.contains(text)) {
+        m_context.fail(value->Mark(), QStringLiteral("'%1' must be one of %2, not '%3'")
+                                          .arg(keyPath(key), allowed.join(QStringLiteral(", ")), text));
+        return;
+    }
+    out = text;
+}
+
+void YamlSection::stringList(const char *key, QStringList &out)
+{
+    m_read.insert(key);
+    if (!isDefined())
+        return;
+    const YAML::Node value = m_node[key];
+    if (!value.IsDefined() || value.IsNull())
+        return;
+    QStringList items;
+    if (value.IsScalar()) {
+        for (const QString &part : QString::fromStdString(value.Scalar()).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            items.append(part.trimmed());
+    } else if (value.IsSequence()) {
+        for (const YAML::Node &item : value) {
+            if (!item.IsScalar()) {
+                m_context.fail(item.Mark(), QStringLiteral("'%1' must be a list of strings").arg(keyPath(key)));
+                return;
+            }
+            items.append(QString::fromStdString(item.Scalar()));
+        }
+    } else {
+        m_context.fail(value.Mark(), QStringLiteral("'%1' must be a list of strings").arg(keyPath(key)));
+        return;
+    }
+    out = items;
+}
+
+QStringList YamlSection::keys() const
+{
+    QStringList out;
+    if (!isDefined())
+        return out;
+    for (const auto &entry : m_node)
+        out.append(QString::fromStdString(entry.first.Scalar()));
+    return out;
+}
+
+void YamlSection::finish()
+{
+    if (!isDefined())
+        return;
+    for (const auto &entry : m_node) {
+        const std::string key = entry.first.Scalar();
+        if (!m_read.contains(key))
+            m_context.warn(entry.first.Mark(), QStringLiteral("unknown key '%1' (ignored)").arg(keyPath(key.c_str())));
+    }
+}
+
+} // namespace Broker

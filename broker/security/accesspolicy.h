@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/result.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <map>
+
+namespace Broker {
+
+// Roles and what they may do. A permission is a string such as "publish:orders"; a role grants
+// glob patterns over them ("publish:*", "consume:orders.*", "*"). Built in: admin ("*", a superset
+// of every role), publisher (list_queues, publish:*), consumer (list_queues, consume:*, peek:*).
+// Custom roles come from message_broker.yaml (security.roles.<name>.permissions).
+class AccessPolicy
+{
+public:
+    AccessPolicy();
+
+    // Adds or replaces a role. "admin" cannot be redefined; names and patterns must be
+    // non-empty and printable.
+    Result<void> defineRole(const QString &name, const QStringList &patterns);
+    bool hasRole(const QString &name) const { return m_roles.contains(name); }
+    QStringList roleNames() const;
+    QStringList patternsOf(const QString &role) const;
+
+    // True when any of `roles` grants `permission`. Unknown roles grant nothing.
+    bool allows(const QStringList &roles, const QString &permission) const;
+
+    // Shell-style glob: '*' matches any run of characters (also none), '?' exactly one.
+    static bool globMatch(QStringView pattern, QStringView text);
+
+    // The permission strings of the API (see API.md).
+    static QString publish(const QString &queue) { return QStringLiteral("publish:") + queue; }
+    static QString consume(const QString &queue) { return QStringLiteral("consume:") + queue; }
+    static QString peek(const QString &queue) { return QStringLiteral("peek:") + queue; }
+    static QString purge(const QString &queue) { return QStringLiteral("purge_queue:") + queue; }
+
+private:
+    std::map<QString, QStringList> m_roles;
+};
+
+} // namespace Broker

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+namespace Broker::ApiKey {
+
+// A fresh key: "bd_" and 43 characters of base64url holding 256 random bits from the system's
+// cryptographic generator.
+QString generate();
+// SHA-256 of the key's UTF-8 bytes (32 bytes). Keys carry 256 bits of entropy, so a fast hash
+// is enough; there is nothing to brute-force.
+QByteArray hash(const QString &key);
+// Compares two byte strings in time that depends only on their lengths.
+bool constantTimeEquals(const QByteArray &a, const QByteArray &b);
+// gCore's users.yaml.example ships keys like "admin-key-example"; empty keys are placeholders too.
+bool isPlaceholder(const QString &key);
+// What may be shown of a key: its first characters, enough to tell keys apart.
+QString displayPrefix(const QString &key);
+
+} // namespace Broker::ApiKey

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "userdirectory.h"
+
+#include "apikey.h"
+
+#include "config/yamlsection.h"
+#include "errors/logging.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+namespace Broker {
+
+namespace {
+
+Error invalid(const QString &message)
+{
+    return Error{ErrorCode::InvalidArgument, message};
+}
+
+Error notFound(const QString &id)
+{
+    return Error{ErrorCode::NotFound, QStringLiteral("User '%1' not found").arg(id)};
+}
+
+} // namespace
+
+UserDirectory::UserDirectory(const AccessPolicy &policy, const Clock &clock) : m_policy(policy), m_clock(clock) {}
+
+bool UserDirectory::isValidUserId(const QString &id)
+{
+    if (id.isEmpty() || id.size() > 64)
+        return false;
+    for (qsizetype i = 0; i < id.size(); ++i) {
+        const char16_t c = id[i].unicode();
+        const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (!alnum && (i == 0 || (c != '_' && c != '.' && c != '-' && c != '@')))
+            return false;
+    }
+    return true;
+}
+
+Result<void> UserDirectory::checkRoles(const QStringList &roles) const
+{
+    if (roles.isEmpty())
+        return invalid(QStringLiteral("A user needs at least one role"));
+    for (const QString &role : roles) {
+        if (!m_policy.hasRole(role))
+            return invalid(QStringLiteral("Unknown role '%1' (known: %2)").arg(role, m_policy.roleNames().join(QStringLiteral(", "))));
+    }
+    return {};
+}
+
+User UserDirectory::withNewKey(User user, QString &key) const
+{
+    key = ApiKey::generate();
+    user.keyHash = ApiKey::hash(key);
+    user.keyPrefix = ApiKey::displayPrefix(key);
+    return user;
+}
+
+Result<QList<IssuedKey>> UserDirectory::load(const QString &path, bool createIfMissing)
+{
+    m_path = path;
+    m_users.clear();
+    QList<IssuedKey> issued;
+
+    if (!QFileInfo::exists(path)) {
+        if (!createIfMissing)
+            return invalid(QStringLiteral("%1: users file not found").arg(path));
+        QString key;
+        User admin = withNewKey(User{QStringLiteral("admin"), QStringLiteral("Administrator"), {QStringLiteral("admin")},
+                                     {}, {}, false, m_clock.nowMs(), 0},
+                                key);
+        m_users.emplace(admin.id, admin);
+        issued.append(IssuedKey{admin.id, key});
+        if (const Result<void> saved = save(); !saved)
+            return saved.error();
+        return issued;
+    }
+
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return invalid(QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()));
+    YamlContext context(path);
+    const YAML::Node root = context.parse(file.readAll());
+    bool rewrite = false;
+    if (!context.failed()) {
+        YamlSection top(context, root, QString());
+        YamlSection users = top.section("users");
+        if (!users.isDefined())
+            context.fail(top.mark(), QStringLiteral("expected a 'users' mapping"));
+        for (const QString &id : users.keys()) {
+            YamlSection entry = users.section(id.toStdString());
+            if (!isValidUserId(id)) {
+                context.fail(entry.mark(), QStringLiteral("invalid user id '%1' (letters, digits and _ . - @; at most 64)").arg(id));
+                break;
+            }
+            User user;
+            user.id = id;
+            QString role;
+            QString key;
+            QString hashHex;
+            qint64 created = 0;
+            entry.string("role", role);
+            entry.stringList("roles", user.roles);
+            entry.string("name", user.name);
+            entry.boolean("disabled", user.disabled);
+            entry.string("api_key", key);
+            entry.string("api_key_sha256", hashHex);
+            entry.string("key_prefix", user.keyPrefix);
+            entry.integer("created", created, 0, std::numeric_limits<qint64>::max() / 1000);
+            entry.finish();
+            if (context.failed())
+                break;
+            if (!role.isEmpty() && !user.roles.contains(role))
+                user.roles.prepend(role);
+            if (const Result<void> roles = checkRoles(user.roles); !roles) {
+                context.fail(entry.mark(), QStringLiteral("user '%1': %2").arg(id, roles.error().message));
+                break;
+            }
+            if (!key.isEmpty() && !hashHex.isEmpty()) {
+                context.fail(entry.mark(), QStringLiteral("user '%1': give api_key or api_key_sha256, not both").arg(id));
+                break;
+            }
+            user.createdMs = created > 0 ? created * 1000 : m_clock.nowMs();
+            if (!hashHex.isEmpty()) {
+                const QByteArray hash = QByteArray::fromHex(hashHex.toLatin1());
+                if (hashHex.size() != 64 || hash.size() != 32) {
+                    context.fail(entry.mark(), QStringLiteral("user '%1': api_key_sha256 must be 64 hex digits").arg(id));
+                    break;
+                }
+                user.keyHash = hash;
+            } else if (ApiKey::isPlaceholder(key)) {
+                QString fresh;
+                user = withNewKey(user, fresh);
+                issued.append(IssuedKey{id, fresh});
+                rewrite = true;
+            } else {
+                user.keyHash = ApiKey::hash(key);
+                user.keyPrefix = ApiKey::displayPrefix(key);
+            }
+            m_users.emplace(id, user);
+        }
+        users.finish();
+        top.finish();
+    }
+    if (context.failed()) {
+        m_users.clear();
+        return invalid(context.error());
+    }
+    for (const QString &warning : context.warnings())
+        qCWarning(lcSecurity).noquote() << warning;
+    if (rewrite) {
+        if (const Result<void> saved = save(); !saved)
+            return saved.error();
+    }
+    return issued;
+}
+
+Result<void> UserDirectory::save() const
+{
+    YAML::Emitter out;
+    out << YAML::BeginMap << YAML::Key << "users" << YAML::Value << YAML::BeginMap;
+    for (const auto &[id, user] : m_users) {
+        out << YAML::Key << id.toStdString() << YAML::Value << YAML::BeginMap;
+        if (!user.name.isEmpty())
+            out << YAML::Key << "name" << YAML::Value << user.name.toStdString();
+        out << YAML::Key << "roles" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (const QString &role : user.roles)
+            out << role.toStdString();
+        out << YAML::EndSeq;
+        out << YAML::Key << "api_key_sha256" << YAML::Value << user.keyHash.toHex().toStdString();
+        out << YAML::Key << "key_prefix" << YAML::Value << user.keyPrefix.toStdString();
+        out << YAML::Key << "created" << YAML::Value << user.createdMs / 1000;
+        if (user.disabled)
+            out << YAML::Key << "disabled" << YAML::Value << true;
+        out << YAML::EndMap;
+    }
+    out << YAML::EndMap << YAML::EndMap;
+
+    QSaveFile file(m_path);
+    if (!QDir().mkpath(QFileInfo(m_path).absolutePath()) || !file.open(QIODevice::WriteOnly))
+        return Error{ErrorCode::Internal, QStringLiteral("%1: cannot write: %2").arg(m_path, file.errorString())};
+    // Restrict before any content is written: QSaveFile writes to a temporary file first.
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    const QByteArray header = "# BrokerDesk users. API keys are stored as SHA-256 hashes only.\n"
+                              "# Add a user with a plaintext api_key (or an empty one for a generated key);\n"
+                              "# the broker replaces it with its hash when it next writes this file.\n";
+    file.write(header);
+    file.write(out.c_str());
+    file.write("\n");
+    if (!file.commit())
+        return Error{ErrorCode::Internal, QStringLiteral("%1: cannot write: %2").arg(m_path, file.errorString())};
+    return {};
+}
+
+const User *UserDirectory::authenticate(const QString &key)
+{
+    if (key.isEmpty())
+        return nullptr;
+    const QByteArray hash = ApiKey::hash(key);
+    User *match = nullptr;
+    for (auto &[id, user] : m_users) {
+        if (ApiKey::constantTimeEquals(user.keyHash, hash))
+            match = &user;
+    }
+    if (!match || match->disabled)
+        return nullptr;
+    match->lastUsedMs = m_clock.nowMs();
+    return match;
+}
+
+QList<User> UserDirectory::users() const
+{
+    QList<User> out;
+    for (const auto &[id, user] : m_users)
+        out.append(user);
+    return out;
+}
+
+const User *UserDirectory::find(const QString &id) const
+{
+    const auto it = m_users.find(id);
+    return it == m_users.end() ? nullptr : &it->second;
+}
+
+Result<void> UserDirectory::commit(std::map<QString, User> changed)
+{
+    std::swap(m_users, changed);
+    if (const Result<void> saved = save(); !saved) {
+        std::swap(m_users, changed); // back to what was
+        return saved;
+    }
+    return {};
+}
+
+Result<IssuedKey> UserDirectory::addUser(const QString &id, const QString &name, const QStringList &roles)
+{
+    if (!isValidUserId(id))
+        return invalid(QStringLiteral("Invalid user id (letters, digits and _ . - @; at most 64)"));
+    if (m_users.contains(id))
+        return Error{ErrorCode::Conflict, QStringLiteral("User already exists")};
+    if (const Result<void> check = checkRoles(roles); !check)
+        return check.error();
+    QString key;
+    std::map<QString, User> changed = m_users;
+    changed.emplace(id, withNewKey(User{id, name, roles, {}, {}, false, m_clock.nowMs(), 0}, key));
+    if (const Result<void> saved = commit(std::move(changed)); !saved)
+        return saved.error();
+    return IssuedKey{id, key};
+}
+
+Result<void> UserDirectory::removeUser(const QString &id)
+{
+    if (!m_users.contains(id))
+        return notFound(id);
+    std::map<QString, User> changed = m_users;
+    changed.erase(id);
+    return commit(std::move(changed));
+}
+
+Result<IssuedKey> UserDirectory::rotateKey(const QString &id)
+{
+    const auto it = m_users.find(id);
+    if (it == m_users.end())
+        return notFound(id);
+    QString key;
+    std::map<QString, User> changed = m_users;
+    changed[id] = withNewKey(it->second, key);
+    if (const Result<void> saved = commit(std::move(changed)); !saved)
+        return saved.error();
+    return IssuedKey{id, key};
+}
+
+Result<void> UserDirectory::setRoles(const QString &id, const QStringList &roles)
+{
+    if (!m_users.contains(id))
+        return notFound(id);
+    if (const Result<void> check = checkRoles(roles); !check)
+        return check;
+    std::map<QString, User> changed = m_users;
+    changed[id].roles = roles;
+    return commit(std::move(changed));
+}
+
+Result<void> UserDirectory::setDisabled(const QString &id, bool disabled)
+{
+    if (!m_users.contains(id))
+        return notFound(id);
+    std::map<QString, User> changed = m_users;
+    changed[id].disabled = disabled;
+    return commit(std::move(changed));
+}
+
+} // namespace Broker
