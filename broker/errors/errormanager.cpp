@@ -36,7 +36,7 @@ QString ErrorManager::redactSecrets(const QString &text)
 {
     // "api_key=...", "X-API-Key: ...", "password: ..." and bare tokens of 32+ key characters.
     static const QRegularExpression named(
-        QStringLiteral(R"((api[_-]?key|password|secret|token|auth)(["']?\s*[:=]\s*["']?)[^\s"',;]+)"),
+        QStringLiteral(R"((api[_-]?key|password|secret|token|auth)(["']?\s*[:=]\s*["']?)[^\s"',;&]+)"),
         QRegularExpression::CaseInsensitiveOption);
     static const QRegularExpression bare(QStringLiteral(R"([A-Za-z0-9_\-+/]{32,}={0,2})"));
     QString out = text;

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "errors/errormanager.h"
+
+#include <QLoggingCategory>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace Broker;
+
+class TestErrorManager : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        qRegisterMetaType<ErrorRecord>();
+        QLoggingCategory::setFilterRules(QStringLiteral("brokerdesk.errors.info=false")); // logIsBounded is chatty
+    }
+    void repeatsAreCounted();
+    void logIsBounded();
+    void notificationsAreThrottled();
+    void secretsAreRedacted_data();
+    void secretsAreRedacted();
+};
+
+void TestErrorManager::repeatsAreCounted()
+{
+    ManualClock clock;
+    ErrorManager errors(clock);
+    QSignalSpy recorded(&errors, &ErrorManager::errorRecorded);
+    errors.record(Severity::Error, "storage", "timeout", "Redis did not answer");
+    clock.advanceMs(1000);
+    errors.record(Severity::Warning, "rest", "", "slow client");
+    clock.advanceMs(1000);
+    errors.record(Severity::Error, "storage", "timeout", "Redis did not answer");
+
+    QCOMPARE(recorded.size(), 3);
+    const QList<ErrorRecord> recent = errors.recent();
+    QCOMPARE(recent.size(), 2);
+    QCOMPARE(recent[0].message, "Redis did not answer"); // the repeat moved it to the front
+    QCOMPARE(recent[0].count, 2);
+    QCOMPARE(recent[0].lastMs - recent[0].firstMs, 2000);
+    QCOMPARE(recent[1].component, "rest");
+    QCOMPARE(errors.total(Severity::Error), 2);
+    QCOMPARE(errors.total(Severity::Warning), 1);
+    QCOMPARE(errors.recent(1).size(), 1);
+}
+
+void TestErrorManager::logIsBounded()
+{
+    ManualClock clock;
+    ErrorManager errors(clock, 10);
+    for (int i = 0; i < 100; ++i)
+        errors.record(Severity::Info, "engine", "", QStringLiteral("event %1").arg(i));
+    QCOMPARE(errors.size(), 10);
+    QCOMPARE(errors.recent().first().message, "event 99");
+    QCOMPARE(errors.recent().last().message, "event 90");
+    QCOMPARE(errors.total(Severity::Info), 100);
+}
+
+void TestErrorManager::notificationsAreThrottled()
+{
+    ManualClock clock;
+    ErrorManager errors(clock);
+    QSignalSpy notified(&errors, &ErrorManager::notificationRaised);
+    errors.record(Severity::Warning, "rest", "", "below the threshold");
+    QCOMPARE(notified.size(), 0);
+    errors.record(Severity::Critical, "storage", "down", "Redis unreachable");
+    errors.record(Severity::Critical, "storage", "down", "Redis unreachable");
+    QCOMPARE(notified.size(), 1);
+    clock.advanceMs(60'000);
+    errors.record(Severity::Critical, "storage", "down", "Redis unreachable");
+    QCOMPARE(notified.size(), 2);
+    QCOMPARE(notified.last().first().value<ErrorRecord>().count, 3);
+    errors.setNotificationThreshold(Severity::Warning);
+    errors.record(Severity::Warning, "rest", "", "now it counts");
+    QCOMPARE(notified.size(), 3);
+}
+
+void TestErrorManager::secretsAreRedacted_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("expected");
+    QTest::addRow("generated-key") << "rejected bd_" + QString(43, u'A') << "rejected [redacted]";
+    QTest::addRow("named") << "X-API-Key: hunter2 refused" << "X-API-Key: [redacted] refused";
+    QTest::addRow("query") << "GET /queues?api_key=abc123&x=1" << "GET /queues?api_key=[redacted]&x=1";
+    QTest::addRow("password") << "password=swordfish" << "password=[redacted]";
+    QTest::addRow("hash") << "sha " + QString(64, u'f') << "sha [redacted]";
+    QTest::addRow("plain") << "Queue not found: orders" << "Queue not found: orders";
+}
+
+void TestErrorManager::secretsAreRedacted()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, expected);
+    QCOMPARE(ErrorManager::redactSecrets(text), expected);
+    ManualClock clock;
+    ErrorManager errors(clock);
+    errors.record(Severity::Error, "security", "", text);
+    QCOMPARE(errors.recent().first().message, expected);
+}
+
+QTEST_GUILESS_MAIN(TestErrorManager)
+#include "tst_errormanager.moc"
