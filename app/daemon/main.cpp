@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// brokerd: the headless broker. Thin on purpose: BrokerHost does the work.
+
+#include "unixsignals.h"
+
+#include "errors/logging.h"
+#include "runtime/brokerhost.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+
+#include <cstdio>
+
+namespace {
+
+// Exit codes, documented in --help.
+enum ExitCode { Ok = 0, UsageError = 2, ConfigError = 3, UsersError = 4, StorageError = 5 };
+
+const char *ExitCodeHelp = "Exit codes: 0 stopped cleanly, 2 usage error, 3 bad configuration, "
+                           "4 users file unreadable or invalid, 5 storage unavailable.";
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("brokerd"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(BROKER_VERSION));
+    qSetMessagePattern(QStringLiteral("%{time yyyy-MM-ddThh:mm:ss.zzz} %{if-warning}warning %{endif}"
+                                      "%{if-critical}error %{endif}%{category}: %{message}"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("BrokerDesk headless message broker.\n") + QLatin1StringView(ExitCodeHelp));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption configOption({QStringLiteral("c"), QStringLiteral("config")},
+                                          QStringLiteral("Broker configuration (message_broker.yaml)."),
+                                          QStringLiteral("FILE"));
+    const QCommandLineOption usersOption({QStringLiteral("u"), QStringLiteral("users")},
+                                         QStringLiteral("Users and API keys (users.yaml); default: security.users_file."),
+                                         QStringLiteral("FILE"));
+    const QCommandLineOption checkOption(QStringLiteral("check"),
+                                         QStringLiteral("Load configuration and users, report problems, and exit."));
+    parser.addOptions({configOption, usersOption, checkOption});
+    if (!parser.parse(QCoreApplication::arguments())) {
+        std::fprintf(stderr, "brokerd: %s\nTry 'brokerd --help'.\n", qPrintable(parser.errorText()));
+        return UsageError;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::printf("%s", qPrintable(parser.helpText()));
+        return Ok;
+    }
+    if (parser.isSet(QStringLiteral("version"))) {
+        std::printf("brokerd %s\n", BROKER_VERSION);
+        return Ok;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        std::fprintf(stderr, "brokerd: unexpected argument '%s'\nTry 'brokerd --help'.\n",
+                     qPrintable(parser.positionalArguments().first()));
+        return UsageError;
+    }
+
+    Broker::BrokerHost host;
+    Broker::HostSettings settings;
+    settings.configFile = parser.value(configOption);
+    settings.usersFile = parser.value(usersOption);
+    const Broker::Result<void> started = host.start(settings);
+    for (const QString &warning : host.configWarnings())
+        qCWarning(lcConfig).noquote() << warning;
+    if (!started) {
+        std::fprintf(stderr, "brokerd: %s\n", qPrintable(started.error().message));
+        switch (host.failedStage()) {
+        case Broker::StartStage::Config: return ConfigError;
+        case Broker::StartStage::Users: return UsersError;
+        case Broker::StartStage::Storage: return StorageError;
+        }
+    }
+    if (!host.issuedKeys().isEmpty()) {
+        // Shown this once: only hashes were written to the users file.
+        std::printf("New API keys (shown once; %s now holds only their hashes):\n", qPrintable(host.usersFile()));
+        for (const Broker::IssuedKey &key : host.issuedKeys())
+            std::printf("  %-24s %s\n", qPrintable(key.userId), qPrintable(key.apiKey));
+        std::fflush(stdout);
+    }
+    if (parser.isSet(checkOption)) {
+        std::printf("brokerd: configuration and users are valid\n");
+        return Ok;
+    }
+
+    qCInfo(lcEngine).noquote() << QStringLiteral("brokerd %1 started: storage %2, %3 users from %4")
+                                      .arg(QStringLiteral(BROKER_VERSION), host.broker()->storageBackend())
+                                      .arg(host.users()->users().size())
+                                      .arg(host.usersFile());
+
+    UnixSignals signals_;
+    QObject::connect(&signals_, &UnixSignals::terminationRequested, &app, [&](int number) {
+        qCInfo(lcEngine) << "signal" << number << "received: stopping";
+        host.stop();
+        app.quit();
+    });
+    QObject::connect(&signals_, &UnixSignals::reloadRequested, &app,
+                     [] { qCInfo(lcEngine) << "SIGHUP: configuration reload is not supported; restart to apply changes"; });
+    return app.exec();
+}

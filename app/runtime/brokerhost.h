@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "config/brokerconfig.h"
+#include "core/clock.h"
+#include "core/result.h"
+#include "engine/messagebroker.h"
+#include "engine/queuetyperegistry.h"
+#include "errors/errormanager.h"
+#include "security/accesspolicy.h"
+#include "security/userdirectory.h"
+#include "storage/queuestore.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+namespace Broker {
+
+// Where a host finds its files. The users file, when relative, is resolved against the config
+// file's folder (as message_broker.yaml's security.users_file says).
+struct HostSettings
+{
+    QString configFile;       // empty: built-in defaults
+    QString usersFile;        // empty: security.users_file from the config
+    bool createUsersFile = false; // first run of a desktop: make one with a fresh admin key
+};
+
+// What failed when start() failed; brokerd turns it into its exit code.
+enum class StartStage { Config, Users, Storage };
+
+// Owns everything one broker consists of: configuration, users and roles, the store, the
+// engine and its error manager. Lives in one thread (the engine's) and is used only from there.
+class BrokerHost : public QObject
+{
+    Q_OBJECT
+public:
+    explicit BrokerHost(QObject *parent = nullptr);
+    ~BrokerHost() override;
+
+    // Loads configuration (file, then environment) and users, and starts the engine. Errors say
+    // which file and line is wrong. Keys generated for placeholders are in issuedKeys() afterwards.
+    Result<void> start(const HostSettings &settings);
+    void stop();
+    bool isRunning() const { return m_broker != nullptr; }
+    StartStage failedStage() const { return m_failedStage; }
+
+    const BrokerConfig &config() const { return m_config; }
+    const QStringList &configWarnings() const { return m_configWarnings; }
+    const QList<IssuedKey> &issuedKeys() const { return m_issuedKeys; }
+    QString usersFile() const { return m_users ? m_users->path() : QString(); }
+
+    MessageBroker *broker() const { return m_broker.get(); }
+    UserDirectory *users() const { return m_users.get(); }
+    const AccessPolicy &policy() const { return m_policy; }
+    ErrorManager *errors() const { return m_errors.get(); }
+
+private:
+    SystemClock m_clock;
+    StartStage m_failedStage = StartStage::Config;
+    BrokerConfig m_config;
+    QStringList m_configWarnings;
+    QList<IssuedKey> m_issuedKeys;
+    AccessPolicy m_policy;
+    QueueTypeRegistry m_types;
+    std::unique_ptr<ErrorManager> m_errors;
+    std::unique_ptr<UserDirectory> m_users;
+    std::unique_ptr<QueueStore> m_store;
+    std::unique_ptr<MessageBroker> m_broker;
+};
+
+} // namespace Broker

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// brokerd as a user runs it: arguments, exit codes, messages, keys shown once, SIGTERM.
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+class TestBrokerd : public QObject
+{
+    Q_OBJECT
+
+private:
+    struct Run
+    {
+        int exitCode = -1;
+        QByteArray out;
+        QByteArray err;
+    };
+    static Run run(const QStringList &arguments)
+    {
+        QProcess process;
+        process.start(BROKERD_PATH, arguments);
+        if (!process.waitForFinished(10'000))
+            qFatal("brokerd did not finish");
+        return Run{process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+    }
+    static void copy(const QString &from, const QString &to)
+    {
+        QFile::remove(to);
+        QVERIFY(QFile::copy(from, to));
+        QVERIFY(QFile::setPermissions(to, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+    }
+
+private Q_SLOTS:
+    void versionAndHelp();
+    void exitCodes_data();
+    void exitCodes();
+    void keysAreShownOnce();
+    void stopsCleanlyOnSigterm();
+};
+
+void TestBrokerd::versionAndHelp()
+{
+    const Run version = run({"--version"});
+    QCOMPARE(version.exitCode, 0);
+    QCOMPARE(version.out, QByteArray("brokerd " BROKER_VERSION "\n"));
+    const Run help = run({"--help"});
+    QCOMPARE(help.exitCode, 0);
+    QVERIFY(help.out.contains("--config <FILE>"));
+    QVERIFY(help.out.contains("Exit codes:"));
+}
+
+void TestBrokerd::exitCodes_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QByteArray>("config");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QByteArray>("message");
+    QTest::addRow("unknown-option") << QStringList{"--frobnicate"} << QByteArray() << 2
+                                    << QByteArray("brokerd: Unknown option 'frobnicate'.");
+    QTest::addRow("stray-argument") << QStringList{"extra"} << QByteArray() << 2
+                                    << QByteArray("brokerd: unexpected argument 'extra'");
+    QTest::addRow("bad-config") << QStringList{} << QByteArray("message_broker:\n  max_deliveries: none\n") << 3
+                                << QByteArray("broker.yaml:2:19: 'message_broker.max_deliveries' must be a whole number from 1 to 1000, not 'none'");
+    QTest::addRow("missing-config") << QStringList{"--config", "/nonexistent/broker.yaml"} << QByteArray() << 3
+                                    << QByteArray("brokerd: /nonexistent/broker.yaml: cannot read");
+    QTest::addRow("missing-users") << QStringList{"--users", "/nonexistent/users.yaml"} << QByteArray("{}\n") << 4
+                                   << QByteArray("brokerd: /nonexistent/users.yaml: users file not found");
+}
+
+void TestBrokerd::exitCodes()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QByteArray, config);
+    QFETCH(int, exitCode);
+    QFETCH(QByteArray, message);
+    QTemporaryDir dir;
+    if (!config.isEmpty()) {
+        QFile file(dir.filePath("broker.yaml"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(config);
+        file.close();
+        arguments << "--config" << file.fileName();
+    }
+    const Run result = run(arguments);
+    QCOMPARE(result.exitCode, exitCode);
+    QVERIFY2(result.err.contains(message), result.err.constData());
+}
+
+void TestBrokerd::keysAreShownOnce()
+{
+    QTemporaryDir dir;
+    copy(BROKER_SOURCE_DIR "/config/message_broker.yaml", dir.filePath("message_broker.yaml"));
+    copy(BROKER_SOURCE_DIR "/config/users.yaml.example", dir.filePath("users.yaml"));
+    const Run first = run({"--config", dir.filePath("message_broker.yaml"), "--check"});
+    QCOMPARE(first.exitCode, 0);
+    QVERIFY(first.out.contains("New API keys"));
+    QCOMPARE(first.out.count("bd_"), 3);
+    const Run second = run({"--config", dir.filePath("message_broker.yaml"), "--check"});
+    QCOMPARE(second.exitCode, 0);
+    QVERIFY(!second.out.contains("bd_"));
+    QVERIFY(second.out.contains("configuration and users are valid"));
+}
+
+void TestBrokerd::stopsCleanlyOnSigterm()
+{
+    QTemporaryDir dir;
+    copy(BROKER_SOURCE_DIR "/config/message_broker.yaml", dir.filePath("message_broker.yaml"));
+    copy(BROKER_SOURCE_DIR "/config/users.yaml.example", dir.filePath("users.yaml"));
+    for (const int signalNumber : {SIGTERM, SIGINT}) {
+        QProcess process;
+        process.start(BROKERD_PATH, {"--config", dir.filePath("message_broker.yaml")});
+        QVERIFY(process.waitForStarted());
+        QByteArray log;
+        QTRY_VERIFY_WITH_TIMEOUT((log += process.readAllStandardError()).contains("started"), 10'000);
+        ::kill(pid_t(process.processId()), signalNumber);
+        QVERIFY(process.waitForFinished(10'000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 0);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestBrokerd)
+#include "tst_brokerd.moc"

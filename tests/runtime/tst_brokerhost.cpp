@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runtime/brokerhost.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Broker;
+
+class TestBrokerHost : public QObject
+{
+    Q_OBJECT
+
+private:
+    static void write(const QString &path, const QByteArray &text)
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QCOMPARE(file.write(text), text.size());
+    }
+
+private Q_SLOTS:
+    void startsFromConfigAndUsers();
+    void failuresNameTheirStage_data();
+    void failuresNameTheirStage();
+};
+
+void TestBrokerHost::startsFromConfigAndUsers()
+{
+    QTemporaryDir dir;
+    write(dir.filePath("broker.yaml"),
+          "message_broker: {max_queue_size: 7}\nsecurity:\n  users_file: people.yaml\n"
+          "  roles:\n    auditor: {permissions: [list_queues]}\n");
+    write(dir.filePath("people.yaml"), "users:\n  audit:\n    role: auditor\n    api_key: \"\"\n");
+    BrokerHost host;
+    const Result<void> started = host.start(HostSettings{dir.filePath("broker.yaml"), {}, false});
+    QVERIFY2(started.ok(), started.ok() ? "" : qPrintable(started.error().message));
+    QVERIFY(host.isRunning());
+    QCOMPARE(host.usersFile(), dir.filePath("people.yaml"));
+    QCOMPARE(host.issuedKeys().size(), 1);
+    QVERIFY(host.policy().allows({"auditor"}, "list_queues"));
+    QCOMPARE(host.users()->authenticate(host.issuedKeys().first().apiKey)->id, "audit");
+
+    // The configured defaults reach the engine.
+    std::optional<Result<QueueInfo>> created;
+    host.broker()->createQueue("q", QJsonObject{}, [&](Result<QueueInfo> r) { created.emplace(std::move(r)); });
+    QVERIFY(created && created->ok());
+    QCOMPARE(created->value().config.maxSize, 7);
+    host.stop();
+    QVERIFY(!host.isRunning());
+}
+
+void TestBrokerHost::failuresNameTheirStage_data()
+{
+    QTest::addColumn<QByteArray>("config");
+    QTest::addColumn<QByteArray>("users");
+    QTest::addColumn<int>("stage");
+    QTest::addColumn<QString>("error"); // after the temporary folder's path
+    QTest::addRow("bad-yaml") << QByteArray("api: {port: -1}\n") << QByteArray() << int(StartStage::Config)
+                              << "/broker.yaml:1:13: 'api.port' must be a whole number from 0 to 65535, not '-1'";
+    QTest::addRow("redis-not-built") << QByteArray("storage: {backend: redis}\n") << QByteArray() << int(StartStage::Config)
+                                     << "storage.backend 'redis' is not available in this build (use memory)";
+    QTest::addRow("bad-role") << QByteArray("security: {roles: {admin: {permissions: [x]}}}\n") << QByteArray()
+                              << int(StartStage::Config) << "security.roles: The admin role cannot be redefined";
+    QTest::addRow("no-users-file") << QByteArray("{}\n") << QByteArray() << int(StartStage::Users)
+                                   << "/users.yaml: users file not found";
+    QTest::addRow("bad-users") << QByteArray("{}\n") << QByteArray("users: [1]\n") << int(StartStage::Users)
+                               << "/users.yaml:1:8: 'users' must be a mapping of keys to values";
+}
+
+void TestBrokerHost::failuresNameTheirStage()
+{
+    QFETCH(QByteArray, config);
+    QFETCH(QByteArray, users);
+    QFETCH(int, stage);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    write(dir.filePath("broker.yaml"), config);
+    if (!users.isEmpty())
+        write(dir.filePath("users.yaml"), users);
+    BrokerHost host;
+    const Result<void> started = host.start(HostSettings{dir.filePath("broker.yaml"), {}, false});
+    QVERIFY(!started.ok());
+    QCOMPARE(int(host.failedStage()), stage);
+    QVERIFY2(started.error().message.endsWith(error), qPrintable(started.error().message));
+    QVERIFY(!host.isRunning());
+}
+
+QTEST_GUILESS_MAIN(TestBrokerHost)
+#include "tst_brokerhost.moc"
