@@ -1,11 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Configures, builds (warnings are errors) and runs the whole test suite with CTest.
-# BUILD_DIR (default build-tests) and JOBS (default 2) may be set from outside.
+# Builds with warnings as errors and runs the whole test suite with CTest, twice: a release build,
+# then a debug build under AddressSanitizer and UndefinedBehaviorSanitizer (skip it with
+# SANITIZE=0). BUILD_DIR (default build-tests) and JOBS (default 2) may be set from outside.
 set -eu
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build-tests}
 jobs=${JOBS:-2}
+
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBROKER_WERROR=ON
 cmake --build "$build_dir" -j"$jobs"
 ctest --test-dir "$build_dir" --output-on-failure -j"$jobs"
+
+if [ "${SANITIZE:-1}" != 0 ]; then
+    cmake -S . -B "$build_dir-asan" -DCMAKE_BUILD_TYPE=Debug -DBROKER_WERROR=ON -DBROKER_SANITIZE=ON \
+        -DBROKER_BUILD_BENCHMARKS=OFF
+    cmake --build "$build_dir-asan" -j"$jobs"
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        ctest --test-dir "$build_dir-asan" --output-on-failure -j"$jobs"
+fi
