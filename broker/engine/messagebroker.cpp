@@ -45,6 +45,7 @@ MessageBroker::MessageBroker(QueueStore &store, QueueTypeRegistry &types, const 
 
 MessageBroker::~MessageBroker()
 {
+    m_waiters.finishAll(); // long polls end as if their wait was over
     m_store.setListener(nullptr);
 }
 

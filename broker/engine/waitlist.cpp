@@ -5,7 +5,7 @@ namespace Broker {
 
 WaitList::~WaitList()
 {
-    failAll({}, Error{ErrorCode::Unavailable, QStringLiteral("Broker is shutting down")});
+    finishAll();
 }
 
 void WaitList::park(const QString &queue, const ConsumeRequest &request, qint64 waitMs,
@@ -100,6 +100,16 @@ void WaitList::timeout(quint64 id)
 
 void WaitList::failAll(const QString &queue, const Error &error)
 {
+    completeAll(queue, error);
+}
+
+void WaitList::finishAll()
+{
+    completeAll({}, QList<Message>{});
+}
+
+void WaitList::completeAll(const QString &queue, const Result<QList<Message>> &result)
+{
     std::vector<quint64> ids;
     for (const auto &[name, list] : m_byQueue) {
         if (!queue.isEmpty() && name != queue)
@@ -108,7 +118,7 @@ void WaitList::failAll(const QString &queue, const Error &error)
             ids.push_back(waiter.id);
     }
     for (quint64 id : ids)
-        complete(id, error);
+        complete(id, result);
 }
 
 int WaitList::size() const

@@ -44,11 +44,14 @@ public:
     void complete(quint64 id, Result<QList<Message>> result);
     // Answers every waiter of `queue` (all queues when empty) with `error`.
     void failAll(const QString &queue, const Error &error);
+    // Answers every waiter with an empty list, as if its wait had ended (shutdown).
+    void finishAll();
     int size() const;
 
 private:
     using WaiterList = std::list<Waiter>;
     WaiterList::iterator locate(quint64 id);
+    void completeAll(const QString &queue, const Result<QList<Message>> &result);
     void timeout(quint64 id);
 
     quint64 m_nextId = 1;

@@ -46,6 +46,8 @@ private Q_SLOTS:
     void longPollIsWokenByPublish();
     void longPollTimesOutEmpty();
     void longPollFailsWhenQueueIsDeleted();
+    void longPollEndsEmptyOnShutdown();
+    void headersAndPriorityTravelWithTheMessage();
     void processorAcknowledges();
     void processorThatRejectsDeadLetters();
     void processorExceptionIsRecorded();
@@ -680,6 +682,39 @@ void TestMessageBroker::longPollFailsWhenQueueIsDeleted()
     QVERIFY(f.remove(QStringLiteral("q")).ok());
     QVERIFY(waiting.done());
     QCOMPARE(waiting.take().error().code, ErrorCode::QueueNotFound);
+}
+
+void TestMessageBroker::longPollEndsEmptyOnShutdown()
+{
+    Captured<QList<Message>> waiting;
+    {
+        EngineFixture f;
+        QVERIFY(f.create(QStringLiteral("q")).ok());
+        f.broker.consume(QStringLiteral("q"), ConsumeRequest{}, 5000, waiting.sink());
+        QVERIFY(!waiting.done());
+    }
+    QVERIFY(waiting.done());
+    QVERIFY(waiting.take()->isEmpty());
+}
+
+void TestMessageBroker::headersAndPriorityTravelWithTheMessage()
+{
+    EngineFixture f;
+    QVERIFY(f.create(QStringLiteral("q")).ok());
+    NewMessage message;
+    message.data = R"({"order":7})";
+    message.headers = jsonObject(R"({"trace":"abc","attempt":1})");
+    message.priority = 3;
+    Captured<PublishResult> published;
+    f.broker.publish(QStringLiteral("q"), {message}, QStringLiteral("carol"), published.sink());
+    QVERIFY(published.take().ok());
+    const Message browsed = f.browse(QStringLiteral("q"), 0, 1)->messages.first();
+    QCOMPARE(browsed.headers, message.headers);
+    const Message got = f.consume(QStringLiteral("q"))->first();
+    QCOMPARE(got.headers, message.headers);
+    QCOMPARE(got.priority, 3);
+    QCOMPARE(got.publisher, QStringLiteral("carol"));
+    QCOMPARE(got.queue, QStringLiteral("q"));
 }
 
 void TestMessageBroker::processorAcknowledges()
