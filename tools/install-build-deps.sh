@@ -4,7 +4,8 @@
 set -eu
 
 PACKAGES="cmake g++ make pkg-config ca-certificates
-qt6-base-dev qt6-base-dev-tools libqt6core6 libyaml-cpp-dev"
+qt6-base-dev qt6-base-dev-tools libyaml-cpp-dev
+qt6-httpserver-dev qt6-websockets-dev"
 
 missing=""
 for package in $PACKAGES; do

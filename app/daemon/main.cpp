@@ -8,16 +8,21 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QTimer>
 
 #include <cstdio>
 
 namespace {
 
 // Exit codes, documented in --help.
-enum ExitCode { Ok = 0, UsageError = 2, ConfigError = 3, UsersError = 4, StorageError = 5 };
+enum ExitCode { Ok = 0, UsageError = 2, ConfigError = 3, UsersError = 4, StorageError = 5, ListenError = 6 };
 
 const char *ExitCodeHelp = "Exit codes: 0 stopped cleanly, 2 usage error, 3 bad configuration, "
-                           "4 users file unreadable or invalid, 5 storage unavailable.";
+                           "4 users file unreadable or invalid, 5 storage unavailable, "
+                           "6 cannot listen (port in use, address not available).";
+
+// Longest wait for requests in progress after SIGTERM before exiting anyway.
+constexpr int DrainTimeoutMs = 10'000;
 
 } // namespace
 
@@ -39,9 +44,14 @@ int main(int argc, char **argv)
     const QCommandLineOption usersOption({QStringLiteral("u"), QStringLiteral("users")},
                                          QStringLiteral("Users and API keys (users.yaml); default: security.users_file."),
                                          QStringLiteral("FILE"));
+    const QCommandLineOption bindOption(QStringLiteral("bind"), QStringLiteral("Listen address (default: api.bind)."),
+                                        QStringLiteral("ADDR"));
+    const QCommandLineOption portOption(QStringLiteral("port"),
+                                        QStringLiteral("Listen port, 0 for any free one (default: api.port)."),
+                                        QStringLiteral("N"));
     const QCommandLineOption checkOption(QStringLiteral("check"),
                                          QStringLiteral("Load configuration and users, report problems, and exit."));
-    parser.addOptions({configOption, usersOption, checkOption});
+    parser.addOptions({configOption, usersOption, bindOption, portOption, checkOption});
     if (!parser.parse(QCoreApplication::arguments())) {
         std::fprintf(stderr, "brokerd: %s\nTry 'brokerd --help'.\n", qPrintable(parser.errorText()));
         return UsageError;
@@ -60,10 +70,21 @@ int main(int argc, char **argv)
         return UsageError;
     }
 
-    Broker::BrokerHost host;
     Broker::HostSettings settings;
     settings.configFile = parser.value(configOption);
     settings.usersFile = parser.value(usersOption);
+    settings.bindOverride = parser.value(bindOption);
+    settings.serveApi = !parser.isSet(checkOption);
+    if (parser.isSet(portOption)) {
+        bool ok = false;
+        settings.portOverride = parser.value(portOption).toInt(&ok);
+        if (!ok || settings.portOverride < 0 || settings.portOverride > 65535) {
+            std::fprintf(stderr, "brokerd: --port expects a number from 0 to 65535\n");
+            return UsageError;
+        }
+    }
+
+    Broker::BrokerHost host;
     const Broker::Result<void> started = host.start(settings);
     for (const QString &warning : host.configWarnings())
         qCWarning(lcConfig).noquote() << warning;
@@ -73,6 +94,7 @@ int main(int argc, char **argv)
         case Broker::StartStage::Config: return ConfigError;
         case Broker::StartStage::Users: return UsersError;
         case Broker::StartStage::Storage: return StorageError;
+        case Broker::StartStage::Listen: return ListenError;
         }
     }
     if (!host.issuedKeys().isEmpty()) {
@@ -87,16 +109,27 @@ int main(int argc, char **argv)
         return Ok;
     }
 
-    qCInfo(lcEngine).noquote() << QStringLiteral("brokerd %1 started: storage %2, %3 users from %4")
-                                      .arg(QStringLiteral(BROKER_VERSION), host.broker()->storageBackend())
+    qCInfo(lcEngine).noquote() << QStringLiteral("brokerd %1 listening on %2: storage %3, %4 users from %5")
+                                      .arg(QStringLiteral(BROKER_VERSION), host.apiUrl(), host.broker()->storageBackend())
                                       .arg(host.users()->users().size())
                                       .arg(host.usersFile());
 
     UnixSignals signals_;
-    QObject::connect(&signals_, &UnixSignals::terminationRequested, &app, [&](int number) {
-        qCInfo(lcEngine) << "signal" << number << "received: stopping";
+    bool stopping = false;
+    const auto finish = [&] {
         host.stop();
         app.quit();
+    };
+    QObject::connect(&host, &Broker::BrokerHost::drained, &app, finish);
+    QObject::connect(&signals_, &UnixSignals::terminationRequested, &app, [&](int number) {
+        if (stopping) {
+            qCInfo(lcEngine) << "signal" << number << "received again: stopping now";
+            return finish();
+        }
+        stopping = true;
+        qCInfo(lcEngine) << "signal" << number << "received: finishing requests in progress, then stopping";
+        QTimer::singleShot(DrainTimeoutMs, &app, finish);
+        host.stopAccepting();
     });
     QObject::connect(&signals_, &UnixSignals::reloadRequested, &app,
                      [] { qCInfo(lcEngine) << "SIGHUP: configuration reload is not supported; restart to apply changes"; });

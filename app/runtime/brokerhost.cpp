@@ -2,6 +2,7 @@
 #include "brokerhost.h"
 
 #include "config/configloader.h"
+#include "rest/restserver.h"
 #include "storage/memorystore.h"
 
 #include <QDir>
@@ -21,6 +22,28 @@ Severity severityFromName(const QString &name)
     if (name == QLatin1StringView("critical"))
         return Severity::Critical;
     return Severity::Error;
+}
+
+Rest::RestOptions restOptionsFrom(const BrokerConfig &config)
+{
+    Rest::RestOptions options;
+    const BrokerConfig::Limits &limits = config.api.limits;
+    options.guard.limits.maxBodyBytes = limits.maxBodyBytes;
+    options.guard.limits.maxHeaderBytes = limits.maxHeaderBytes;
+    options.guard.limits.maxHeaderFields = limits.maxHeaderFields;
+    options.guard.idleTimeoutMs = limits.idleTimeoutSeconds * 1000;
+    options.guard.requestTimeoutMs = limits.requestTimeoutSeconds * 1000;
+    options.guard.maxConnections = limits.maxConnections;
+    options.maxJsonDepth = limits.maxJsonDepth;
+    options.maxWaitSeconds = limits.maxWaitSeconds;
+    options.corsOrigins = config.api.corsOrigins;
+    options.rateLimitEnabled = config.api.rateLimit.enabled;
+    options.requestsPerMinute = config.api.rateLimit.requestsPerMinute;
+    options.burst = config.api.rateLimit.burst;
+    options.authFailuresPerMinute = config.api.rateLimit.authFailuresPerMinute;
+    options.serviceName = config.core.name;
+    options.durability = config.storage.journal.enabled ? config.storage.journal.fsync : QStringLiteral("none");
+    return options;
 }
 
 } // namespace
@@ -78,12 +101,56 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     m_users = std::move(users);
     m_store = std::make_unique<MemoryStore>(m_types, m_clock);
     m_broker = std::make_unique<MessageBroker>(*m_store, m_types, m_clock, m_config.engineOptions(), m_errors.get());
+    if (!settings.serveApi)
+        return {};
+
+    m_failedStage = StartStage::Listen;
+    const QString bindText = settings.bindOverride.isEmpty() ? m_config.api.bind : settings.bindOverride;
+    QHostAddress address;
+    if (bindText == QLatin1StringView("localhost"))
+        address = QHostAddress(QHostAddress::LocalHost);
+    else if (!address.setAddress(bindText)) {
+        stop();
+        return Error{ErrorCode::InvalidArgument, QStringLiteral("api.bind '%1' is not an IP address").arg(bindText)};
+    }
+    const int port = settings.portOverride >= 0 ? settings.portOverride : m_config.api.port;
+    m_rest = std::make_unique<Rest::RestServer>(
+        Rest::RestContext{*m_broker, *m_users, m_policy, *m_errors, m_clock, restOptionsFrom(m_config)});
+    const Result<quint16> listening = m_rest->listen(address, quint16(port));
+    if (!listening) {
+        stop();
+        return listening.error();
+    }
+    m_apiAddress = address;
+    connect(m_rest.get(), &Rest::RestServer::drained, this, &BrokerHost::drained);
     return {};
+}
+
+QString BrokerHost::apiUrl() const
+{
+    if (!m_rest)
+        return {};
+    const QString host = m_apiAddress.protocol() == QAbstractSocket::IPv6Protocol
+        ? QLatin1Char('[') + m_apiAddress.toString() + QLatin1Char(']')
+        : m_apiAddress.toString();
+    return QStringLiteral("http://%1:%2").arg(host).arg(m_rest->port());
+}
+
+void BrokerHost::stopAccepting()
+{
+    if (!m_rest) {
+        Q_EMIT drained();
+        return;
+    }
+    m_broker->endLongPolls();
+    m_rest->stopAccepting();
 }
 
 void BrokerHost::stop()
 {
-    // The engine goes before the store it drives; waiting consumers are answered on the way.
+    // The API goes first, then the engine, then the store it drives; waiting consumers are
+    // answered on the way.
+    m_rest.reset();
     m_broker.reset();
     m_store.reset();
     m_users.reset();

@@ -11,12 +11,18 @@
 #include "security/userdirectory.h"
 #include "storage/queuestore.h"
 
+#include <QHostAddress>
+
 #include <QObject>
 #include <QString>
 
 #include <memory>
 
 namespace Broker {
+
+namespace Rest {
+class RestServer;
+}
 
 // Where a host finds its files. The users file, when relative, is resolved against the config
 // file's folder (as message_broker.yaml's security.users_file says).
@@ -25,10 +31,13 @@ struct HostSettings
     QString configFile;       // empty: built-in defaults
     QString usersFile;        // empty: security.users_file from the config
     bool createUsersFile = false; // first run of a desktop: make one with a fresh admin key
+    bool serveApi = true;         // start the REST API
+    QString bindOverride;         // empty: api.bind from the config
+    int portOverride = -1;        // -1: api.port from the config (0: any free port)
 };
 
 // What failed when start() failed; brokerd turns it into its exit code.
-enum class StartStage { Config, Users, Storage };
+enum class StartStage { Config, Users, Storage, Listen };
 
 // Owns everything one broker consists of: configuration, users and roles, the store, the
 // engine and its error manager. Lives in one thread (the engine's) and is used only from there.
@@ -43,6 +52,9 @@ public:
     // which file and line is wrong. Keys generated for placeholders are in issuedKeys() afterwards.
     Result<void> start(const HostSettings &settings);
     void stop();
+    // Graceful stop of the API: no new connections, long polls end, requests in progress are
+    // answered; drained() follows.
+    void stopAccepting();
     bool isRunning() const { return m_broker != nullptr; }
     StartStage failedStage() const { return m_failedStage; }
 
@@ -55,6 +67,12 @@ public:
     UserDirectory *users() const { return m_users.get(); }
     const AccessPolicy &policy() const { return m_policy; }
     ErrorManager *errors() const { return m_errors.get(); }
+    Rest::RestServer *restServer() const { return m_rest.get(); }
+    // Where the API listens, e.g. "http://127.0.0.1:8080" (empty when it does not).
+    QString apiUrl() const;
+
+Q_SIGNALS:
+    void drained();
 
 private:
     SystemClock m_clock;
@@ -68,6 +86,8 @@ private:
     std::unique_ptr<UserDirectory> m_users;
     std::unique_ptr<QueueStore> m_store;
     std::unique_ptr<MessageBroker> m_broker;
+    std::unique_ptr<Rest::RestServer> m_rest;
+    QHostAddress m_apiAddress;
 };
 
 } // namespace Broker

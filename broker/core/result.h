@@ -33,8 +33,15 @@ const char *errorCodeName(ErrorCode code);
 
 struct Error
 {
+    Error() = default;
+    Error(ErrorCode errorCode, QString errorMessage, QString errorDetail = {})
+        : code(errorCode), message(std::move(errorMessage)), detail(std::move(errorDetail))
+    {
+    }
+
     ErrorCode code = ErrorCode::Internal;
-    QString message;
+    QString message; // short and stable: API clients compare it (gCore's error strings)
+    QString detail;  // optional: what exactly was wrong
 };
 
 // The value of an engine operation or the reason it failed. No exceptions cross the engine.

@@ -82,6 +82,8 @@ public:
 
     // Expires leases and TTLs and samples rates now; normally driven by the broker's own timer.
     void runMaintenance();
+    // Answers every waiting consumer now with no message, as if its wait had ended (shutdown).
+    void endLongPolls() { m_waiters.finishAll(); }
 
 Q_SIGNALS:
     void queueCreated(const QString &name);

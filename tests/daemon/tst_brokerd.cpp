@@ -111,10 +111,10 @@ void TestBrokerd::stopsCleanlyOnSigterm()
     copy(BROKER_SOURCE_DIR "/config/users.yaml.example", dir.filePath("users.yaml"));
     for (const int signalNumber : {SIGTERM, SIGINT}) {
         QProcess process;
-        process.start(BROKERD_PATH, {"--config", dir.filePath("message_broker.yaml")});
+        process.start(BROKERD_PATH, {"--config", dir.filePath("message_broker.yaml"), "--port", "0"});
         QVERIFY(process.waitForStarted());
         QByteArray log;
-        QTRY_VERIFY_WITH_TIMEOUT((log += process.readAllStandardError()).contains("started"), 10'000);
+        QTRY_VERIFY_WITH_TIMEOUT((log += process.readAllStandardError()).contains("listening on http://127.0.0.1:"), 10'000);
         ::kill(pid_t(process.processId()), signalNumber);
         QVERIFY(process.waitForFinished(10'000));
         QCOMPARE(process.exitStatus(), QProcess::NormalExit);

@@ -23,6 +23,7 @@ private Q_SLOTS:
     void startsFromConfigAndUsers();
     void failuresNameTheirStage_data();
     void failuresNameTheirStage();
+    void busyPortIsAListenFailure();
 };
 
 void TestBrokerHost::startsFromConfigAndUsers()
@@ -33,8 +34,14 @@ void TestBrokerHost::startsFromConfigAndUsers()
           "  roles:\n    auditor: {permissions: [list_queues]}\n");
     write(dir.filePath("people.yaml"), "users:\n  audit:\n    role: auditor\n    api_key: \"\"\n");
     BrokerHost host;
-    const Result<void> started = host.start(HostSettings{dir.filePath("broker.yaml"), {}, false});
+    HostSettings settings;
+    settings.configFile = dir.filePath("broker.yaml");
+    settings.bindOverride = "127.0.0.1";
+    settings.portOverride = 0;
+    const Result<void> started = host.start(settings);
     QVERIFY2(started.ok(), started.ok() ? "" : qPrintable(started.error().message));
+    QVERIFY(host.apiUrl().startsWith("http://127.0.0.1:"));
+    QVERIFY(!host.apiUrl().endsWith(":0"));
     QVERIFY(host.isRunning());
     QCOMPARE(host.usersFile(), dir.filePath("people.yaml"));
     QCOMPARE(host.issuedKeys().size(), 1);
@@ -66,6 +73,10 @@ void TestBrokerHost::failuresNameTheirStage_data()
                                    << "/users.yaml: users file not found";
     QTest::addRow("bad-users") << QByteArray("{}\n") << QByteArray("users: [1]\n") << int(StartStage::Users)
                                << "/users.yaml:1:8: 'users' must be a mapping of keys to values";
+    QTest::addRow("bad-bind") << QByteArray("api: {bind: everywhere}\n") << QByteArray("users: {}\n")
+                              << int(StartStage::Listen) << "api.bind 'everywhere' is not an IP address";
+    QTest::addRow("unusable-address") << QByteArray("api: {bind: 192.0.2.1}\n") << QByteArray("users: {}\n")
+                                      << int(StartStage::Listen) << "The address is not available";
 }
 
 void TestBrokerHost::failuresNameTheirStage()
@@ -79,11 +90,33 @@ void TestBrokerHost::failuresNameTheirStage()
     if (!users.isEmpty())
         write(dir.filePath("users.yaml"), users);
     BrokerHost host;
-    const Result<void> started = host.start(HostSettings{dir.filePath("broker.yaml"), {}, false});
+    HostSettings settings;
+    settings.configFile = dir.filePath("broker.yaml");
+    settings.portOverride = 0;
+    const Result<void> started = host.start(settings);
     QVERIFY(!started.ok());
     QCOMPARE(int(host.failedStage()), stage);
     QVERIFY2(started.error().message.endsWith(error), qPrintable(started.error().message));
     QVERIFY(!host.isRunning());
+}
+
+void TestBrokerHost::busyPortIsAListenFailure()
+{
+    QTemporaryDir dir;
+    write(dir.filePath("users.yaml"), "users: {}\n");
+    BrokerHost first;
+    HostSettings settings;
+    settings.usersFile = dir.filePath("users.yaml");
+    settings.bindOverride = "127.0.0.1";
+    settings.portOverride = 0;
+    QVERIFY(first.start(settings).ok());
+    settings.portOverride = first.apiUrl().section(':', -1).toInt();
+    BrokerHost second;
+    const Result<void> started = second.start(settings);
+    QVERIFY(!started.ok());
+    QCOMPARE(second.failedStage(), StartStage::Listen);
+    QVERIFY2(started.error().message.contains("cannot listen on 127.0.0.1:"), qPrintable(started.error().message));
+    QVERIFY(!second.isRunning());
 }
 
 QTEST_GUILESS_MAIN(TestBrokerHost)

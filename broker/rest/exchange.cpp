@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "exchange.h"
+
+#include "requestchannel.h"
+
+#include "security/validation.h"
+
+#include <QJsonDocument>
+#include <QJsonParseError>
+
+namespace Broker::Rest {
+
+int httpStatusFor(ErrorCode code)
+{
+    switch (code) {
+    case ErrorCode::InvalidArgument: return 400;
+    case ErrorCode::Unauthenticated: return 401;
+    case ErrorCode::PermissionDenied: return 403;
+    case ErrorCode::QueueNotFound:
+    case ErrorCode::MessageNotFound:
+    case ErrorCode::NotFound: return 404;
+    case ErrorCode::QueueExists:
+    case ErrorCode::StaleReceipt:
+    case ErrorCode::Conflict: return 409;
+    case ErrorCode::PayloadTooLarge: return 413;
+    case ErrorCode::QueueFull:
+    case ErrorCode::RateLimited: return 429;
+    case ErrorCode::Internal: return 500;
+    case ErrorCode::Unavailable: return 503;
+    case ErrorCode::Timeout: return 504;
+    }
+    return 500;
+}
+
+Exchange::Exchange(const QHttpServerRequest &request, QHttpServerResponder &&responder, RequestChannel *channel)
+    : m_responder(std::move(responder)),
+      m_channel(channel),
+      m_method(request.method()),
+      m_path(request.url().path()),
+      m_query(request.url()),
+      m_headers(request.headers()),
+      m_body(request.body()),
+      m_remote(request.remoteAddress()),
+      m_requestId(channel ? channel->meta().requestId : QByteArray())
+{
+    m_timer.start();
+}
+
+QByteArray Exchange::header(const QByteArray &name) const
+{
+    for (const auto &[key, value] : m_headers) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return {};
+}
+
+QHostAddress Exchange::remoteAddress() const
+{
+    return m_remote;
+}
+
+bool Exchange::isHead() const
+{
+    return m_method == QHttpServerRequest::Method::Head;
+}
+
+Result<QJsonObject> Exchange::jsonBody(int maxDepth, bool allowEmpty) const
+{
+    if (m_body.trimmed().isEmpty()) {
+        if (allowEmpty)
+            return QJsonObject{};
+        return Error{ErrorCode::InvalidArgument, QStringLiteral("Request body must be a JSON object")};
+    }
+    if (const Result<void> depth = Validation::jsonDepthWithin(m_body, maxDepth); !depth)
+        return depth.error();
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(m_body, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid JSON"),
+                     QStringLiteral("At offset %1: %2").arg(parseError.offset).arg(parseError.errorString())};
+    }
+    if (!document.isObject())
+        return Error{ErrorCode::InvalidArgument, QStringLiteral("Request body must be a JSON object")};
+    return document.object();
+}
+
+void Exchange::sendJson(int status, const QJsonObject &body)
+{
+    send(status, "application/json", QJsonDocument(body).toJson(QJsonDocument::Compact));
+}
+
+void Exchange::sendText(int status, const QByteArray &contentType, const QByteArray &body)
+{
+    send(status, contentType, body);
+}
+
+void Exchange::sendEmpty(int status)
+{
+    send(status, QByteArray(), QByteArray());
+}
+
+void Exchange::sendProblem(int status, const QString &error, const QString &detail)
+{
+    send(status, "application/problem+json", problemJson(status, error, detail, m_requestId));
+}
+
+void Exchange::sendError(const Error &error)
+{
+    // gCore answers permission failures with the bare word; the detail says what was missing.
+    if (error.code == ErrorCode::PermissionDenied)
+        return sendProblem(403, QStringLiteral("Unauthorized"), error.message);
+    sendProblem(httpStatusFor(error.code), error.message, error.detail);
+}
+
+void Exchange::send(int status, const QByteArray &contentType, const QByteArray &body)
+{
+    if (m_answered)
+        return;
+    m_answered = true;
+    m_status = status;
+    if (m_channel && !m_channel->isFinished()) {
+        m_responder.writeStatusLine(static_cast<QHttpServerResponder::StatusCode>(status));
+        if (!contentType.isEmpty())
+            m_responder.writeHeader("Content-Type", contentType);
+        if (status != 204)
+            m_responder.writeHeader("Content-Length", QByteArray::number(body.size()));
+        m_responder.writeHeader("X-Request-ID", m_requestId);
+        m_responder.writeHeader("Cache-Control", "no-store");
+        m_responder.writeHeader("X-Content-Type-Options", "nosniff");
+        for (const auto &[name, value] : std::as_const(extraHeaders))
+            m_responder.writeHeader(name, value);
+        const bool close = m_closeAfter || !m_channel->meta().keepAlive;
+        if (close)
+            m_responder.writeHeader("Connection", "close");
+        // writeBody() ends the header block even for an empty body.
+        m_responder.writeBody(isHead() ? QByteArray() : body);
+        m_channel->finishResponse(close);
+    }
+    if (onAnswered)
+        onAnswered(*this);
+}
+
+} // namespace Broker::Rest

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "rawresponse.h"
+
+#include "core/result.h"
+#include "security/userdirectory.h"
+
+#include <QByteArray>
+#include <QElapsedTimer>
+#include <QHostAddress>
+#include <QHttpServerRequest>
+#include <QHttpServerResponder>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+#include <QUrlQuery>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace Broker::Rest {
+
+class RequestChannel;
+
+// One request and the means to answer it, shared by whatever answers it (possibly later, from a
+// storage callback). Answering twice is ignored; answering after the client left is harmless: the
+// channel keeps the reply until the guard drops it.
+class Exchange
+{
+public:
+    Exchange(const QHttpServerRequest &request, QHttpServerResponder &&responder, RequestChannel *channel);
+
+    // The request, copied out of QHttpServer's object.
+    QHttpServerRequest::Method method() const { return m_method; }
+    const QString &path() const { return m_path; }
+    const QUrlQuery &query() const { return m_query; }
+    QByteArray header(const QByteArray &name) const; // case-insensitive
+    const QByteArray &body() const { return m_body; }
+    QHostAddress remoteAddress() const;
+    const QByteArray &requestId() const { return m_requestId; }
+    bool isHead() const;
+
+    // Filled in by the server while it routes.
+    QString route;             // the matched route's pattern, for metrics
+    QStringList params;        // path parameters, in pattern order
+    std::optional<User> user;  // a copy: the directory may change while an answer is pending
+    HeaderList extraHeaders;   // CORS and the like, added to whatever the answer is
+    void addHeader(const QByteArray &name, const QByteArray &value) { extraHeaders.append(qMakePair(name, value)); }
+
+    // Body parsing: 400 for invalid JSON, non-objects, and nesting deeper than `maxDepth`.
+    Result<QJsonObject> jsonBody(int maxDepth, bool allowEmpty) const;
+
+    void sendJson(int status, const QJsonObject &body);
+    void sendText(int status, const QByteArray &contentType, const QByteArray &body);
+    void sendEmpty(int status);
+    // A problem document with gCore's `error` string; `detail` defaults to it.
+    void sendProblem(int status, const QString &error, const QString &detail = {});
+    // An engine error, mapped to its HTTP status.
+    void sendError(const Error &error);
+    void sendClose(bool close) { m_closeAfter = close; }
+
+    bool answered() const { return m_answered; }
+    int status() const { return m_status; }
+    qint64 elapsedNs() const { return m_timer.nsecsElapsed(); }
+    // Runs once the answer is written (metrics).
+    std::function<void(const Exchange &)> onAnswered;
+
+private:
+    void send(int status, const QByteArray &contentType, const QByteArray &body);
+
+    QHttpServerResponder m_responder;
+    QPointer<RequestChannel> m_channel;
+    QHttpServerRequest::Method m_method;
+    QString m_path;
+    QUrlQuery m_query;
+    QList<QPair<QByteArray, QByteArray>> m_headers;
+    QByteArray m_body;
+    QHostAddress m_remote;
+    QByteArray m_requestId;
+    QElapsedTimer m_timer;
+    bool m_answered = false;
+    bool m_closeAfter = false;
+    int m_status = 0;
+};
+
+using ExchangePtr = std::shared_ptr<Exchange>;
+
+// The one place where engine errors become HTTP statuses.
+int httpStatusFor(ErrorCode code);
+
+} // namespace Broker::Rest

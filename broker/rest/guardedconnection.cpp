@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "guardedconnection.h"
+
+#include "guardedtcpserver.h"
+#include "rawresponse.h"
+#include "requestchannel.h"
+
+#include <QRandomGenerator>
+#include <QTcpSocket>
+
+namespace Broker::Rest {
+
+namespace {
+
+// An incoming X-Request-ID is echoed when it is short and plain; anything else is replaced.
+bool isValidRequestId(const QByteArray &id)
+{
+    if (id.isEmpty() || id.size() > 128)
+        return false;
+    for (char c : id) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+            || c == '_' || c == '.' || c == ':';
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+QByteArray newRequestId()
+{
+    return QByteArray::number(QRandomGenerator::global()->generate64(), 16).rightJustified(16, '0');
+}
+
+} // namespace
+
+GuardedConnection::GuardedConnection(QTcpSocket *socket, GuardedTcpServer &server)
+    : m_socket(socket), m_server(server)
+{
+    m_socket->setParent(this);
+    m_socket->setReadBufferSize(server.options().socketReadBufferBytes);
+    m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+    m_idleTimer.setSingleShot(true);
+    m_requestTimer.setSingleShot(true);
+    connect(&m_idleTimer, &QTimer::timeout, this, &GuardedConnection::close);
+    connect(&m_requestTimer, &QTimer::timeout, this, [this] { refuse(408, "Request timeout"); });
+    connect(m_socket, &QTcpSocket::readyRead, this, &GuardedConnection::readSocket);
+    connect(m_socket, &QTcpSocket::disconnected, this, &GuardedConnection::peerLeft);
+    armIdle();
+    if (m_socket->bytesAvailable() > 0)
+        readSocket();
+}
+
+GuardedConnection::~GuardedConnection()
+{
+    if (m_channel)
+        disconnect(m_channel, nullptr, this, nullptr);
+}
+
+void GuardedConnection::armIdle()
+{
+    m_idleTimer.start(m_server.options().idleTimeoutMs);
+}
+
+void GuardedConnection::readSocket()
+{
+    if (m_channel || m_closing)
+        return; // one request at a time; the rest waits in the socket's bounded buffer
+    m_buffer += m_socket->readAll();
+    process();
+}
+
+void GuardedConnection::process()
+{
+    while (!m_channel && !m_closing) {
+        if (m_buffer.isEmpty() && !m_framer) {
+            if (m_draining)
+                close();
+            return;
+        }
+        if (!m_framer) {
+            m_framer.emplace(m_server.options().limits);
+            m_idleTimer.stop();
+            m_requestTimer.start(m_server.options().requestTimeoutMs);
+            m_continueSent = false;
+        }
+        switch (m_framer->progress(m_buffer)) {
+        case RequestFramer::Status::NeedMore:
+            if (m_framer->headComplete() && m_framer->head().expectContinue && !m_continueSent) {
+                m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+                m_continueSent = true;
+            }
+            return;
+        case RequestFramer::Status::Error:
+            refuse(m_framer->errorStatus(), m_framer->errorReason());
+            return;
+        case RequestFramer::Status::Complete:
+            dispatch();
+            break;
+        }
+    }
+}
+
+void GuardedConnection::dispatch()
+{
+    m_requestTimer.stop();
+    const RequestHead &head = m_framer->head();
+    RequestMeta meta;
+    const QByteArray incomingId = head.field("x-request-id");
+    meta.requestId = isValidRequestId(incomingId) ? incomingId : newRequestId();
+    meta.head = head.method == "HEAD";
+    meta.keepAlive = head.keepAlive && !m_draining;
+    meta.peerAddress = m_socket->peerAddress();
+    meta.peerPort = m_socket->peerPort();
+    const qsizetype size = m_framer->messageBytes();
+    QByteArray request = m_buffer.left(size);
+    m_buffer.remove(0, size);
+    m_framer.reset();
+
+    auto *channel = new RequestChannel(std::move(request), std::move(meta));
+    m_channel = channel;
+    connect(channel, &RequestChannel::responseReady, this, &GuardedConnection::respond);
+    connect(channel, &RequestChannel::abandoned, this, [this] { refuse(400, "Malformed request"); });
+    m_dispatching = true;
+    m_server.hand(channel);
+    channel->deliver();
+    m_dispatching = false;
+}
+
+void GuardedConnection::respond(const QByteArray &response, bool closeConnection)
+{
+    const bool keepAlive = m_channel && m_channel->meta().keepAlive;
+    m_channel = nullptr;
+    if (m_peerGone) {
+        finishIfDone();
+        return;
+    }
+    m_socket->write(response);
+    if (closeConnection || !keepAlive || m_draining) {
+        close();
+        return;
+    }
+    armIdle();
+    if (m_dispatching)
+        return; // answered at once: process()'s loop goes on with the next request
+    process();
+    if (!m_channel && !m_closing && m_socket->bytesAvailable() > 0)
+        readSocket();
+}
+
+void GuardedConnection::refuse(int status, const QByteArray &reason)
+{
+    if (m_closing)
+        return;
+    if (m_channel) { // QHttpServer could not parse what the framer let through
+        disconnect(m_channel, nullptr, this, nullptr);
+        m_channel = nullptr;
+    }
+    const QByteArray requestId = newRequestId();
+    const QString text = QString::fromLatin1(reason);
+    const QByteArray body = problemJson(status, text, text, requestId);
+    if (!m_peerGone) {
+        m_socket->write(buildResponse(status, {{"Content-Type", "application/problem+json"},
+                                               {"X-Request-ID", requestId},
+                                               {"Connection", "close"}},
+                                      body));
+    }
+    close();
+}
+
+void GuardedConnection::close()
+{
+    m_closing = true;
+    m_idleTimer.stop();
+    m_requestTimer.stop();
+    m_buffer.clear();
+    m_framer.reset();
+    if (m_socket->state() == QAbstractSocket::UnconnectedState) {
+        finishIfDone();
+        return;
+    }
+    m_socket->disconnectFromHost(); // sends what is queued first; peerLeft() follows
+}
+
+void GuardedConnection::drain()
+{
+    m_draining = true;
+    if (!m_channel && !m_framer && m_buffer.isEmpty())
+        close();
+}
+
+void GuardedConnection::peerLeft()
+{
+    m_peerGone = true;
+    m_closing = true;
+    m_idleTimer.stop();
+    m_requestTimer.stop();
+    finishIfDone();
+}
+
+void GuardedConnection::finishIfDone()
+{
+    // A request still with QHttpServer keeps this object (and its channel's receiver) alive.
+    if (m_channel || !(m_peerGone || m_socket->state() == QAbstractSocket::UnconnectedState))
+        return;
+    deleteLater();
+}
+
+} // namespace Broker::Rest

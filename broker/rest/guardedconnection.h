@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "guardoptions.h"
+#include "requestframer.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+#include <optional>
+
+class QTcpSocket;
+
+namespace Broker::Rest {
+
+class GuardedTcpServer;
+class RequestChannel;
+
+// One client connection, read and answered one request at a time: while a request is with
+// QHttpServer nothing more is read (the socket's read buffer is bounded, so TCP pushes back), and
+// responses go out in request order. Refuses what breaks the limits with 4xx and closes; closes
+// idle and slow connections; answers "Expect: 100-continue"; keeps a request's channel alive
+// until its response arrives even when the client has left.
+class GuardedConnection : public QObject
+{
+    Q_OBJECT
+public:
+    GuardedConnection(QTcpSocket *socket, GuardedTcpServer &server);
+    ~GuardedConnection() override;
+
+    // Close when idle, or after the response now being prepared.
+    void drain();
+
+private:
+    void readSocket();
+    void process();
+    void dispatch();
+    void respond(const QByteArray &response, bool closeConnection);
+    void refuse(int status, const QByteArray &reason);
+    void close();
+    void peerLeft();
+    void finishIfDone();
+    void armIdle();
+
+    QTcpSocket *m_socket;
+    GuardedTcpServer &m_server;
+    QByteArray m_buffer;                 // received, not yet handed on
+    std::optional<RequestFramer> m_framer;
+    QPointer<RequestChannel> m_channel;  // the request QHttpServer is working on
+    QTimer m_idleTimer;
+    QTimer m_requestTimer;
+    bool m_continueSent = false;
+    bool m_dispatching = false;
+    bool m_closing = false;
+    bool m_draining = false;
+    bool m_peerGone = false;
+};
+
+} // namespace Broker::Rest

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "guardoptions.h"
+
+#include <QSet>
+#include <QTcpServer>
+
+namespace Broker::Rest {
+
+class GuardedConnection;
+class RequestChannel;
+
+// The TCP server QHttpServer is bound to. It accepts the real connections itself and puts each
+// behind a GuardedConnection that enforces limits and timeouts, answers 100-continue, keeps
+// pipelined requests in order and survives clients that go away. What QHttpServer takes from
+// this server (nextPendingConnection) are RequestChannels: one complete request each.
+class GuardedTcpServer : public QTcpServer
+{
+    Q_OBJECT
+public:
+    explicit GuardedTcpServer(const GuardOptions &options, QObject *parent = nullptr);
+    ~GuardedTcpServer() override;
+
+    const GuardOptions &options() const { return m_options; }
+    int connectionCount() const { return int(m_connections.size()); }
+    qint64 refusedConnections() const { return m_refused; }
+
+    // Hands one request to QHttpServer (called by connections).
+    void hand(RequestChannel *channel);
+    // Graceful stop: no new connections; idle ones close now, busy ones after their response.
+    // drained() follows when the last connection is gone.
+    void stopAccepting();
+
+Q_SIGNALS:
+    void drained();
+
+protected:
+    void incomingConnection(qintptr descriptor) override;
+
+private:
+    void forget(GuardedConnection *connection);
+
+    GuardOptions m_options;
+    QSet<GuardedConnection *> m_connections;
+    qint64 m_refused = 0;
+    bool m_stopping = false;
+};
+
+} // namespace Broker::Rest

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "messagescontroller.h"
+
+#include "requestparsing.h"
+#include "serializers.h"
+
+#include "core/queuename.h"
+#include "security/validation.h"
+
+#include <QJsonArray>
+
+namespace Broker::Rest {
+
+using Method = QHttpServerRequest::Method;
+
+namespace {
+
+// Reads the options every published message may carry (priority, delay, headers) into `message`.
+Result<void> readPublishOptions(const QJsonObject &body, qint64 maxDelayMs, NewMessage &message)
+{
+    const Result<qint64> priority = fieldInteger(body, "priority", -1'000'000, 1'000'000, 0);
+    if (!priority)
+        return priority.error();
+    const Result<double> delay = fieldNumber(body, "delay", 0, double(maxDelayMs) / 1000.0, 0);
+    if (!delay)
+        return delay.error();
+    const QJsonValue headers = body.value(QStringLiteral("headers"));
+    if (!headers.isUndefined() && !headers.isNull() && !headers.isObject())
+        return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid headers: expected an object")};
+    message.priority = int(*priority);
+    message.delayMs = qint64(*delay * 1000.0);
+    message.headers = headers.toObject();
+    return {};
+}
+
+QJsonObject published(const PublishResult &result, bool batch)
+{
+    QJsonObject json;
+    json.insert(QStringLiteral("success"), true);
+    if (batch)
+        json.insert(QStringLiteral("message_ids"), QJsonArray::fromStringList(result.messageIds));
+    else
+        json.insert(QStringLiteral("message_id"), result.messageIds.value(0));
+    json.insert(QStringLiteral("queue_size"), result.queueSize);
+    return json;
+}
+
+} // namespace
+
+MessagesController::MessagesController(RestContext &context, Router &router) : Controller(context)
+{
+    const auto bind = [this](void (MessagesController::*handler)(const ExchangePtr &)) {
+        return [this, handler](const ExchangePtr &exchange) { (this->*handler)(exchange); };
+    };
+    router.add({Method::Post, QStringLiteral("/messages/{queue}"), QStringLiteral("Publish a message"),
+                QStringLiteral("publish:{queue}"), true, {200, 400, 403, 404, 413, 429}, {},
+                bind(&MessagesController::publish)});
+    router.add({Method::Post, QStringLiteral("/messages/{queue}/batch"),
+                QStringLiteral("Publish several messages, all or nothing"), QStringLiteral("publish:{queue}"), true,
+                {200, 400, 403, 404, 413, 429}, {}, bind(&MessagesController::publishBatch)});
+    router.add({Method::Get, QStringLiteral("/messages/{queue}"),
+                QStringLiteral("Consume messages (acknowledge=false leases them)"), QStringLiteral("consume:{queue}"),
+                true, {200, 204, 400, 403, 404},
+                {QStringLiteral("acknowledge"), QStringLiteral("count"), QStringLiteral("wait"),
+                 QStringLiteral("visibility_timeout"), QStringLiteral("group"), QStringLiteral("consumer")},
+                bind(&MessagesController::consume)});
+    router.add({Method::Put, QStringLiteral("/messages/{queue}/{id}"), QStringLiteral("Acknowledge a message"),
+                QStringLiteral("consume:{queue}"), true, {200, 400, 403, 404, 409}, {}, bind(&MessagesController::ack)});
+    router.add({Method::Post, QStringLiteral("/messages/{queue}/{id}/nack"),
+                QStringLiteral("Give a leased message back (optionally after a delay)"), QStringLiteral("consume:{queue}"),
+                true, {200, 400, 403, 404, 409}, {}, bind(&MessagesController::nack)});
+    router.add({Method::Post, QStringLiteral("/messages/{queue}/{id}/extend"),
+                QStringLiteral("Extend a lease"), QStringLiteral("consume:{queue}"), true, {200, 400, 403, 404, 409}, {},
+                bind(&MessagesController::extend)});
+    router.add({Method::Get, QStringLiteral("/messages/{queue}/{id}/events"),
+                QStringLiteral("The recorded life of a message"), QStringLiteral("peek:{queue}"), true,
+                {200, 400, 403, 404}, {}, bind(&MessagesController::lifecycle)});
+}
+
+void MessagesController::publish(const ExchangePtr &exchange)
+{
+    const QString queue = exchange->params.value(0);
+    if (!check(exchange, Validation::queueName(queue)))
+        return;
+    const Result<QJsonObject> body = exchange->jsonBody(m_context.options.maxJsonDepth, false);
+    if (!check(exchange, body))
+        return;
+    const QJsonValue value = body->value(QStringLiteral("message"));
+    if (value.isUndefined() || value.isNull())
+        return exchange->sendProblem(400, QStringLiteral("Message is required"));
+    NewMessage message;
+    if (!check(exchange, readPublishOptions(*body, m_context.broker.options().maxDelayMs, message)))
+        return;
+    message.data = compactJson(value);
+    if (!check(exchange, Validation::messageSize(message.data.size(), m_context.broker.options().maxMessageBytes))
+        || !m_context.permit(exchange, AccessPolicy::publish(queue))) {
+        return;
+    }
+    m_context.broker.publish(queue, {message}, exchange->user->id, [exchange](Result<PublishResult> result) {
+        if (check(exchange, result))
+            exchange->sendJson(200, published(*result, false));
+    });
+}
+
+void MessagesController::publishBatch(const ExchangePtr &exchange)
+{
+    const QString queue = exchange->params.value(0);
+    if (!check(exchange, Validation::queueName(queue)))
+        return;
+    const Result<QJsonObject> body = exchange->jsonBody(m_context.options.maxJsonDepth, false);
+    if (!check(exchange, body))
+        return;
+    const QJsonValue list = body->value(QStringLiteral("messages"));
+    if (!list.isArray() || list.toArray().isEmpty())
+        return exchange->sendProblem(400, QStringLiteral("Messages are required"),
+                                     QStringLiteral("Expected a non-empty array 'messages'"));
+    const QJsonArray values = list.toArray();
+    const int maxBatch = m_context.broker.options().maxBatch;
+    if (values.size() > maxBatch)
+        return exchange->sendProblem(400, QStringLiteral("Too many messages in one batch (at most %1)").arg(maxBatch));
+    NewMessage shared;
+    if (!check(exchange, readPublishOptions(*body, m_context.broker.options().maxDelayMs, shared)))
+        return;
+    QList<NewMessage> messages;
+    messages.reserve(values.size());
+    for (const QJsonValue &value : values) {
+        if (value.isNull())
+            return exchange->sendProblem(400, QStringLiteral("Message is required"),
+                                         QStringLiteral("Message %1 of the batch is null").arg(messages.size()));
+        NewMessage message = shared;
+        message.data = compactJson(value);
+        if (!check(exchange, Validation::messageSize(message.data.size(), m_context.broker.options().maxMessageBytes)))
+            return;
+        messages.append(std::move(message));
+    }
+    if (!m_context.permit(exchange, AccessPolicy::publish(queue)))
+        return;
+    m_context.broker.publish(queue, messages, exchange->user->id, [exchange](Result<PublishResult> result) {
+        if (check(exchange, result))
+            exchange->sendJson(200, published(*result, true));
+    });
+}
+
+void MessagesController::consume(const ExchangePtr &exchange)
+{
+    const QString queue = exchange->params.value(0);
+    const QUrlQuery &query = exchange->query();
+    const EngineOptions &engine = m_context.broker.options();
+    const Result<bool> acknowledge = queryBool(query, "acknowledge", true);
+    const Result<qint64> count = queryInteger(query, "count", 1, engine.maxConsumeCount, 1);
+    const Result<double> wait = queryNumber(query, "wait", 0, double(engine.maxWaitMs) / 1000.0, 0);
+    const Result<qint64> visibility =
+        queryInteger(query, "visibility_timeout", 1, QueueLimits::MaxVisibilityTimeoutSeconds, 0);
+    if (!check(exchange, Validation::queueName(queue)) || !check(exchange, acknowledge) || !check(exchange, count)
+        || !check(exchange, wait) || !check(exchange, visibility)) {
+        return;
+    }
+    ConsumeRequest request;
+    request.count = int(*count);
+    request.acknowledge = *acknowledge;
+    request.visibilityTimeoutMs = *visibility * 1000;
+    request.group = queryString(query, "group");
+    request.consumer = queryString(query, "consumer");
+    for (const QString *name : {&request.group, &request.consumer}) {
+        if (!name->isEmpty() && !QueueName::isValid(*name))
+            return exchange->sendProblem(400, QStringLiteral("Invalid consumer group or consumer name"));
+    }
+    if (!m_context.permit(exchange, AccessPolicy::consume(queue)))
+        return;
+    request.user = exchange->user->id;
+    const bool single = !query.hasQueryItem(QStringLiteral("count")) || *count == 1;
+    m_context.broker.consume(queue, request, qint64(*wait * 1000.0),
+                             [exchange, single, acknowledge = *acknowledge](Result<QList<Message>> messages) {
+                                 if (!check(exchange, messages))
+                                     return;
+                                 if (messages->isEmpty())
+                                     return exchange->sendEmpty(204);
+                                 QJsonObject json;
+                                 if (single) {
+                                     json.insert(QStringLiteral("message"), messageJson(messages->first()));
+                                 } else {
+                                     QJsonArray array;
+                                     for (const Message &message : *messages)
+                                         array.append(messageJson(message));
+                                     json.insert(QStringLiteral("messages"), array);
+                                 }
+                                 json.insert(QStringLiteral("acknowledged"), acknowledge);
+                                 exchange->sendJson(200, json);
+                             });
+}
+
+bool MessagesController::readMessageRef(const ExchangePtr &exchange, QJsonObject &body, MessageRef &ref)
+{
+    const QString queue = exchange->params.value(0);
+    if (!check(exchange, Validation::queueName(queue)))
+        return false;
+    const Result<QJsonObject> parsed = exchange->jsonBody(m_context.options.maxJsonDepth, true);
+    if (!check(exchange, parsed))
+        return false;
+    body = *parsed;
+    const Result<QString> receipt = fieldString(body, "receipt");
+    const Result<QString> group = fieldString(body, "group");
+    if (!check(exchange, receipt) || !check(exchange, group))
+        return false;
+    ref.id = exchange->params.value(1);
+    ref.receipt = *receipt;
+    ref.group = *group;
+    return true;
+}
+
+void MessagesController::ack(const ExchangePtr &exchange)
+{
+    QJsonObject body;
+    MessageRef ref;
+    if (!readMessageRef(exchange, body, ref))
+        return;
+    const QString queue = exchange->params.value(0);
+    if (!m_context.permit(exchange, AccessPolicy::consume(queue)))
+        return;
+    ref.user = exchange->user->id;
+    m_context.broker.ack(queue, ref, [exchange](Result<void> result) {
+        if (!check(exchange, result))
+            return;
+        QJsonObject json;
+        json.insert(QStringLiteral("success"), true);
+        json.insert(QStringLiteral("acknowledged"), true);
+        exchange->sendJson(200, json);
+    });
+}
+
+void MessagesController::nack(const ExchangePtr &exchange)
+{
+    QJsonObject body;
+    MessageRef ref;
+    if (!readMessageRef(exchange, body, ref))
+        return;
+    const Result<double> delay = fieldNumber(body, "delay", 0, double(m_context.broker.options().maxDelayMs) / 1000.0, 0);
+    const QString queue = exchange->params.value(0);
+    if (!check(exchange, delay) || !m_context.permit(exchange, AccessPolicy::consume(queue)))
+        return;
+    ref.user = exchange->user->id;
+    m_context.broker.nack(queue, ref, qint64(*delay * 1000.0), [exchange](Result<NackResult> result) {
+        if (!check(exchange, result))
+            return;
+        QJsonObject json;
+        json.insert(QStringLiteral("success"), true);
+        json.insert(QStringLiteral("requeued"), result->requeued);
+        json.insert(QStringLiteral("dead_lettered"), result->deadLettered);
+        exchange->sendJson(200, json);
+    });
+}
+
+void MessagesController::extend(const ExchangePtr &exchange)
+{
+    QJsonObject body;
+    MessageRef ref;
+    if (!readMessageRef(exchange, body, ref))
+        return;
+    if (!body.contains(QStringLiteral("visibility_timeout")))
+        return exchange->sendProblem(400, QStringLiteral("Invalid visibility_timeout: required"));
+    const Result<qint64> visibility =
+        fieldInteger(body, "visibility_timeout", 1, QueueLimits::MaxVisibilityTimeoutSeconds, 0);
+    const QString queue = exchange->params.value(0);
+    if (!check(exchange, visibility) || !m_context.permit(exchange, AccessPolicy::consume(queue)))
+        return;
+    ref.user = exchange->user->id;
+    m_context.broker.extend(queue, ref, *visibility * 1000, [exchange](Result<qint64> deadline) {
+        if (!check(exchange, deadline))
+            return;
+        QJsonObject json;
+        json.insert(QStringLiteral("success"), true);
+        json.insert(QStringLiteral("visible_at"), unixSeconds(*deadline));
+        exchange->sendJson(200, json);
+    });
+}
+
+void MessagesController::lifecycle(const ExchangePtr &exchange)
+{
+    const QString queue = exchange->params.value(0);
+    if (!check(exchange, Validation::queueName(queue)) || !m_context.permit(exchange, AccessPolicy::peek(queue)))
+        return;
+    const QList<MessageEvent> events = m_context.broker.lifecycle(exchange->params.value(1));
+    if (events.isEmpty())
+        return exchange->sendProblem(404, QStringLiteral("Message not found"),
+                                     QStringLiteral("No recorded events for this message"));
+    QJsonArray array;
+    for (const MessageEvent &event : events)
+        array.append(eventJson(event));
+    QJsonObject json;
+    json.insert(QStringLiteral("message_id"), exchange->params.value(1));
+    json.insert(QStringLiteral("events"), array);
+    exchange->sendJson(200, json);
+}
+
+} // namespace Broker::Rest

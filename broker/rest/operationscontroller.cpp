@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "operationscontroller.h"
+
+#include "openapi.h"
+#include "requestparsing.h"
+#include "restserver.h"
+#include "serializers.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <limits>
+
+namespace Broker::Rest {
+
+using Method = QHttpServerRequest::Method;
+
+namespace {
+
+constexpr quint64 NoEvents = std::numeric_limits<quint64>::max();
+
+void appendQueueMetric(QByteArray &out, const char *name, const char *type, const char *help,
+                       const QList<QueueInfo> &queues, qint64 (*value)(const QueueInfo &))
+{
+    out += QByteArray("# HELP ") + name + ' ' + help + "\n# TYPE " + name + ' ' + type + '\n';
+    for (const QueueInfo &queue : queues)
+        out += QByteArray(name) + "{queue=\"" + promLabel(queue.name) + "\"} " + QByteArray::number(value(queue)) + '\n';
+}
+
+void appendGauge(QByteArray &out, const char *name, const char *help, double value)
+{
+    out += QByteArray("# HELP ") + name + ' ' + help + "\n# TYPE " + name + " gauge\n" + name + ' '
+        + QByteArray::number(value, 'g', 12) + '\n';
+}
+
+} // namespace
+
+OperationsController::OperationsController(RestContext &context, Router &router, const RestServer &server)
+    : Controller(context), m_server(server), m_router(router)
+{
+    const auto bind = [this](void (OperationsController::*handler)(const ExchangePtr &)) {
+        return [this, handler](const ExchangePtr &exchange) { (this->*handler)(exchange); };
+    };
+    router.add({Method::Get, QStringLiteral("/health"), QStringLiteral("Broker health"), {}, false, {200, 503}, {},
+                bind(&OperationsController::health)});
+    router.add({Method::Get, QStringLiteral("/api/health"), QStringLiteral("Broker health (gCore path)"), {}, false,
+                {200, 503}, {}, bind(&OperationsController::health)});
+    router.add({Method::Get, QStringLiteral("/health/live"), QStringLiteral("Liveness: the process serves"), {}, false,
+                {200}, {}, bind(&OperationsController::live)});
+    router.add({Method::Get, QStringLiteral("/health/ready"), QStringLiteral("Readiness: storage is usable"), {},
+                false, {200, 503}, {}, bind(&OperationsController::ready)});
+    router.add({Method::Get, QStringLiteral("/metrics"), QStringLiteral("Prometheus metrics (text format 0.0.4)"),
+                QStringLiteral("view_metrics"), true, {200, 403}, {}, bind(&OperationsController::metrics)});
+    router.add({Method::Get, QStringLiteral("/errors"), QStringLiteral("Recent errors of the broker"),
+                QStringLiteral("view_errors"), true, {200, 400, 403}, {QStringLiteral("limit")},
+                bind(&OperationsController::errors)});
+    router.add({Method::Get, QStringLiteral("/openapi.json"), QStringLiteral("This document"), {}, false, {200}, {},
+                bind(&OperationsController::openApi)});
+}
+
+void OperationsController::health(const ExchangePtr &exchange)
+{
+    m_context.broker.snapshot(NoEvents, [this, exchange](Result<BrokerSnapshot> result) {
+        const BrokerSnapshot &snapshot = *result;
+        const QString status = QString::fromLatin1(healthStatusName(snapshot.health));
+        QJsonObject storage;
+        storage.insert(QStringLiteral("status"), status);
+        storage.insert(QStringLiteral("backend"), snapshot.storage);
+        storage.insert(QStringLiteral("durability"), m_context.options.durability);
+        QJsonObject api;
+        api.insert(QStringLiteral("status"), QStringLiteral("healthy"));
+        api.insert(QStringLiteral("connections"), m_server.connectionCount());
+        QJsonObject components;
+        components.insert(QStringLiteral("storage"), storage);
+        components.insert(QStringLiteral("api"), api);
+
+        QJsonObject json;
+        json.insert(QStringLiteral("status"), status);
+        json.insert(QStringLiteral("queues"), snapshot.queues.size());
+        json.insert(QStringLiteral("messages_total"), snapshot.messagesTotal);
+        json.insert(QStringLiteral("messages_processed"), snapshot.messagesProcessed);
+        json.insert(QStringLiteral("uptime"), snapshot.uptimeSeconds);
+        json.insert(QStringLiteral("version"), QStringLiteral(BROKER_VERSION));
+        json.insert(QStringLiteral("timestamp"), unixSeconds(snapshot.takenAtMs));
+        json.insert(QStringLiteral("storage"), snapshot.storage);
+        json.insert(QStringLiteral("components"), components);
+        exchange->sendJson(snapshot.health == HealthStatus::Unhealthy ? 503 : 200, json);
+    });
+}
+
+void OperationsController::live(const ExchangePtr &exchange)
+{
+    QJsonObject json;
+    json.insert(QStringLiteral("status"), QStringLiteral("alive"));
+    exchange->sendJson(200, json);
+}
+
+void OperationsController::ready(const ExchangePtr &exchange)
+{
+    m_context.broker.snapshot(NoEvents, [exchange](Result<BrokerSnapshot> snapshot) {
+        const bool ready = snapshot->health != HealthStatus::Unhealthy;
+        QJsonObject json;
+        json.insert(QStringLiteral("status"), ready ? QStringLiteral("ready") : QStringLiteral("not ready"));
+        json.insert(QStringLiteral("storage"), QString::fromLatin1(healthStatusName(snapshot->health)));
+        exchange->sendJson(ready ? 200 : 503, json);
+    });
+}
+
+void OperationsController::metrics(const ExchangePtr &exchange)
+{
+    if (!m_context.permit(exchange, QStringLiteral("view_metrics")))
+        return;
+    m_context.broker.snapshot(NoEvents, [this, exchange](Result<BrokerSnapshot> result) {
+        const BrokerSnapshot &s = *result;
+        QByteArray out;
+        appendGauge(out, "brokerdesk_up", "1 while the broker serves.", 1);
+        appendGauge(out, "brokerdesk_uptime_seconds", "Seconds since the broker started.", double(s.uptimeSeconds));
+        appendGauge(out, "brokerdesk_storage_healthy", "1 healthy, 0.5 degraded (fallback storage), 0 unhealthy.",
+                    s.health == HealthStatus::Healthy ? 1.0 : s.health == HealthStatus::Degraded ? 0.5 : 0.0);
+        out += "# HELP brokerdesk_info Version and storage backend.\n# TYPE brokerdesk_info gauge\n"
+               "brokerdesk_info{version=\"" BROKER_VERSION "\",storage=\"" + promLabel(s.storage) + "\"} 1\n";
+        appendGauge(out, "brokerdesk_queues", "Queues.", double(s.queues.size()));
+        appendGauge(out, "brokerdesk_messages", "Messages held over all queues (ready, delayed, in flight).",
+                    double(s.messagesTotal));
+        appendQueueMetric(out, "brokerdesk_queue_depth", "gauge", "Messages ready for delivery.", s.queues,
+                          [](const QueueInfo &q) { return q.depth; });
+        appendQueueMetric(out, "brokerdesk_queue_in_flight", "gauge", "Messages leased, not yet acknowledged.", s.queues,
+                          [](const QueueInfo &q) { return q.inFlight; });
+        appendQueueMetric(out, "brokerdesk_queue_delayed", "gauge", "Messages waiting for their delay.", s.queues,
+                          [](const QueueInfo &q) { return q.delayed; });
+        appendQueueMetric(out, "brokerdesk_queue_published_total", "counter", "Messages published.", s.queues,
+                          [](const QueueInfo &q) { return q.counters.published; });
+        appendQueueMetric(out, "brokerdesk_queue_consumed_total", "counter", "Deliveries.", s.queues,
+                          [](const QueueInfo &q) { return q.counters.delivered; });
+        appendQueueMetric(out, "brokerdesk_queue_acked_total", "counter", "Messages acknowledged.", s.queues,
+                          [](const QueueInfo &q) { return q.counters.acked; });
+        appendQueueMetric(out, "brokerdesk_queue_nacked_total", "counter", "Negative acknowledgements.", s.queues,
+                          [](const QueueInfo &q) { return q.counters.nacked; });
+        appendQueueMetric(out, "brokerdesk_queue_expired_total", "counter", "Messages whose TTL ran out.", s.queues,
+                          [](const QueueInfo &q) { return q.counters.expired; });
+        appendQueueMetric(out, "brokerdesk_queue_dead_lettered_total", "counter", "Messages moved to the dead-letter queue.",
+                          s.queues, [](const QueueInfo &q) { return q.counters.deadLettered; });
+        appendGauge(out, "brokerdesk_http_connections", "Open client connections.", double(m_server.connectionCount()));
+        out += m_server.httpMetrics().exposition();
+        out += "# HELP brokerdesk_errors_total Errors recorded, by severity.\n# TYPE brokerdesk_errors_total counter\n";
+        for (Severity severity : {Severity::Info, Severity::Warning, Severity::Error, Severity::Critical}) {
+            out += QByteArray("brokerdesk_errors_total{severity=\"") + severityName(severity) + "\"} "
+                + QByteArray::number(m_context.errors.total(severity)) + '\n';
+        }
+        exchange->sendText(200, "text/plain; version=0.0.4; charset=utf-8", out);
+    });
+}
+
+void OperationsController::errors(const ExchangePtr &exchange)
+{
+    const Result<qint64> limit = queryInteger(exchange->query(), "limit", 1, 10'000, 100);
+    if (!check(exchange, limit) || !m_context.permit(exchange, QStringLiteral("view_errors")))
+        return;
+    QJsonArray records;
+    for (const ErrorRecord &record : m_context.errors.recent(int(*limit))) {
+        QJsonObject json;
+        json.insert(QStringLiteral("id"), qint64(record.id));
+        json.insert(QStringLiteral("severity"), QString::fromLatin1(severityName(record.severity)));
+        json.insert(QStringLiteral("component"), record.component);
+        json.insert(QStringLiteral("code"), record.code);
+        json.insert(QStringLiteral("message"), record.message);
+        json.insert(QStringLiteral("first_seen"), unixSeconds(record.firstMs));
+        json.insert(QStringLiteral("last_seen"), unixSeconds(record.lastMs));
+        json.insert(QStringLiteral("count"), record.count);
+        records.append(json);
+    }
+    QJsonObject json;
+    json.insert(QStringLiteral("errors"), records);
+    json.insert(QStringLiteral("count"), records.size());
+    exchange->sendJson(200, json);
+}
+
+void OperationsController::openApi(const ExchangePtr &exchange)
+{
+    static QByteArray cached; // the route table does not change after start
+    if (cached.isEmpty())
+        cached = QJsonDocument(openApiDocument(m_router, QStringLiteral(BROKER_VERSION))).toJson(QJsonDocument::Compact);
+    exchange->sendText(200, "application/json", cached);
+}
+
+} // namespace Broker::Rest

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "controller.h"
+
+namespace Broker::Rest {
+
+class RestServer;
+
+// Health (gCore's /health and /api/health, plus liveness and readiness), Prometheus metrics,
+// the error log, and the OpenAPI document.
+class OperationsController final : public Controller
+{
+public:
+    OperationsController(RestContext &context, Router &router, const RestServer &server);
+
+private:
+    void health(const ExchangePtr &exchange);
+    void live(const ExchangePtr &exchange);
+    void ready(const ExchangePtr &exchange);
+    void metrics(const ExchangePtr &exchange);
+    void errors(const ExchangePtr &exchange);
+    void openApi(const ExchangePtr &exchange);
+
+    const RestServer &m_server;
+    const Router &m_router;
+};
+
+} // namespace Broker::Rest

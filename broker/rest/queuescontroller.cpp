@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "queuescontroller.h"
+
+#include "requestparsing.h"
+#include "serializers.h"
+
+#include "security/validation.h"
+
+#include <QJsonArray>
+
+namespace Broker::Rest {
+
+using Method = QHttpServerRequest::Method;
+
+QueuesController::QueuesController(RestContext &context, Router &router) : Controller(context)
+{
+    const auto bind = [this](void (QueuesController::*handler)(const ExchangePtr &)) {
+        return [this, handler](const ExchangePtr &exchange) { (this->*handler)(exchange); };
+    };
+    router.add({Method::Post, QStringLiteral("/queues"), QStringLiteral("Create a queue"),
+                QStringLiteral("create_queue"), true, {200, 400, 403, 409}, {}, bind(&QueuesController::create)});
+    router.add({Method::Get, QStringLiteral("/queues"), QStringLiteral("List queues"), QStringLiteral("list_queues"),
+                true, {200, 403}, {}, bind(&QueuesController::list)});
+    router.add({Method::Get, QStringLiteral("/queues/{name}"), QStringLiteral("Queue detail"),
+                QStringLiteral("list_queues"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::detail)});
+    router.add({Method::Delete, QStringLiteral("/queues/{name}"), QStringLiteral("Delete a queue and its messages"),
+                QStringLiteral("delete_queue"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::remove)});
+    router.add({Method::Post, QStringLiteral("/queues/{name}/purge"), QStringLiteral("Remove every message"),
+                QStringLiteral("purge_queue:{name}"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::purge)});
+    router.add({Method::Get, QStringLiteral("/queues/{name}/messages"),
+                QStringLiteral("Browse ready messages without consuming them"), QStringLiteral("peek:{name}"), true,
+                {200, 400, 403, 404}, {QStringLiteral("offset"), QStringLiteral("limit")}, bind(&QueuesController::browse)});
+    router.add({Method::Post, QStringLiteral("/queues/{name}/redrive"),
+                QStringLiteral("Move dead-lettered messages back to their origin queues"),
+                QStringLiteral("purge_queue:{name}"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::redrive)});
+    router.add({Method::Get, QStringLiteral("/queues/{name}/events"),
+                QStringLiteral("Recent message events of a queue"), QStringLiteral("peek:{name}"), true,
+                {200, 400, 403, 404}, {QStringLiteral("limit")}, bind(&QueuesController::events)});
+}
+
+void QueuesController::create(const ExchangePtr &exchange)
+{
+    const Result<QJsonObject> body = exchange->jsonBody(m_context.options.maxJsonDepth, false);
+    if (!check(exchange, body))
+        return;
+    const QJsonValue nameValue = body->value(QStringLiteral("name"));
+    if (!nameValue.isUndefined() && !nameValue.isNull() && !nameValue.isString())
+        return exchange->sendProblem(400, QStringLiteral("Invalid queue name"));
+    const QString name = nameValue.toString();
+    if (!check(exchange, Validation::queueName(name)))
+        return;
+    const QJsonValue optionsValue = body->value(QStringLiteral("options"));
+    if (!optionsValue.isUndefined() && !optionsValue.isNull() && !optionsValue.isObject())
+        return exchange->sendProblem(400, QStringLiteral("Invalid options: expected an object"));
+    const Result<QueueConfig> config =
+        QueueConfig::fromOptions(name, optionsValue.toObject(), m_context.broker.options().queueDefaults);
+    if (!check(exchange, config))
+        return;
+    if (!m_context.broker.queueTypes().contains(config->type)) {
+        return exchange->sendProblem(400, QStringLiteral("Unknown queue type '%1' (known: %2)")
+                                              .arg(config->type, m_context.broker.queueTypes().join(QStringLiteral(", "))));
+    }
+    if (!m_context.permit(exchange, QStringLiteral("create_queue")))
+        return;
+    m_context.broker.createQueue(name, *config, [exchange](Result<QueueInfo> created) {
+        if (!check(exchange, created))
+            return;
+        QJsonObject json;
+        json.insert(QStringLiteral("success"), true);
+        json.insert(QStringLiteral("queue"), created->name);
+        json.insert(QStringLiteral("created"), qint64(created->created));
+        json.insert(QStringLiteral("config"), created->config.toJson());
+        exchange->sendJson(200, json);
+    });
+}
+
+void QueuesController::list(const ExchangePtr &exchange)
+{
+    if (!m_context.permit(exchange, QStringLiteral("list_queues")))
+        return;
+    m_context.broker.listQueues([exchange](Result<QList<QueueInfo>> queues) {
+        if (!check(exchange, queues))
+            return;
+        QJsonArray array;
+        for (const QueueInfo &queue : *queues)
+            array.append(queueJson(queue, false));
+        QJsonObject json;
+        json.insert(QStringLiteral("queues"), array);
+        json.insert(QStringLiteral("count"), array.size());
+        exchange->sendJson(200, json);
+    });
+}
+
+void QueuesController::detail(const ExchangePtr &exchange)
+{
+    const QString name = exchange->params.value(0);
+    if (!check(exchange, Validation::queueName(name)) || !m_context.permit(exchange, QStringLiteral("list_queues")))
+        return;
+    m_context.broker.queueInfo(name, [exchange](Result<QueueInfo> info) {
+        if (check(exchange, info))
+            exchange->sendJson(200, queueJson(*info, true));
+    });
+}
+
+void QueuesController::remove(const ExchangePtr &exchange)
+{
+    const QString name = exchange->params.value(0);
+    if (!check(exchange, Validation::queueName(name)) || !m_context.permit(exchange, QStringLiteral("delete_queue")))
+        return;
+    m_context.broker.deleteQueue(name, [exchange](Result<qint64> deleted) {
+        if (!check(exchange, deleted))
+            return;
+        QJsonObject json;
+        json.insert(QStringLiteral("success"), true);
+        json.insert(QStringLiteral("deleted_keys"), *deleted);
+        exchange->sendJson(200, json);
+    });
+}
+
+void QueuesController::purge(const ExchangePtr &exchange)
+{
+    const QString name = exchange->params.value(0);
+    if (!check(exchange, Validation::queueName(name)) || !m_context.permit(exchange, AccessPolicy::purge(name)))
+        return;
+    m_context.broker.purgeQueue(name, [exchange](Result<qint64> purged) {
+        if (!check(exchange, purged))
+            return;
+        QJsonObject json;
+        json.insert(QStringLiteral("success"), true);
+        json.insert(QStringLiteral("purged"), *purged);
+        exchange->sendJson(200, json);
+    });
+}
+
+void QueuesController::browse(const ExchangePtr &exchange)
+{
+    const QString name = exchange->params.value(0);
+    const Result<qint64> offset = queryInteger(exchange->query(), "offset", 0, std::numeric_limits<int>::max(), 0);
+    const Result<qint64> limit =
+        queryInteger(exchange->query(), "limit", 1, m_context.broker.options().maxBrowseLimit, 50);
+    if (!check(exchange, Validation::queueName(name)) || !check(exchange, offset) || !check(exchange, limit)
+        || !m_context.permit(exchange, AccessPolicy::peek(name))) {
+        return;
+    }
+    m_context.broker.browse(name, *offset, *limit, [exchange](Result<BrowsePage> page) {
+        if (!check(exchange, page))
+            return;
+        QJsonArray messages;
+        for (const Message &message : page->messages)
+            messages.append(messageJson(message));
+        QJsonObject json;
+        json.insert(QStringLiteral("messages"), messages);
+        json.insert(QStringLiteral("total"), page->total);
+        json.insert(QStringLiteral("next_offset"), page->nextOffset >= 0 ? QJsonValue(page->nextOffset) : QJsonValue());
+        exchange->sendJson(200, json);
+    });
+}
+
+void QueuesController::redrive(const ExchangePtr &exchange)
+{
+    const QString name = exchange->params.value(0);
+    const Result<QJsonObject> body = exchange->jsonBody(m_context.options.maxJsonDepth, true);
+    if (!check(exchange, Validation::queueName(name)) || !check(exchange, body))
+        return;
+    const Result<qint64> limit = fieldInteger(*body, "limit", 0, std::numeric_limits<int>::max(), 0);
+    if (!check(exchange, limit) || !m_context.permit(exchange, AccessPolicy::purge(name)))
+        return;
+    const QString user = exchange->user->id;
+    m_context.broker.redrive(name, *limit, user, [exchange](Result<qint64> moved) {
+        if (!check(exchange, moved))
+            return;
+        QJsonObject json;
+        json.insert(QStringLiteral("success"), true);
+        json.insert(QStringLiteral("moved"), *moved);
+        exchange->sendJson(200, json);
+    });
+}
+
+void QueuesController::events(const ExchangePtr &exchange)
+{
+    const QString name = exchange->params.value(0);
+    const Result<qint64> limit = queryInteger(exchange->query(), "limit", 1, 10'000, 100);
+    if (!check(exchange, Validation::queueName(name)) || !check(exchange, limit)
+        || !m_context.permit(exchange, AccessPolicy::peek(name))) {
+        return;
+    }
+    m_context.broker.queueInfo(name, [this, exchange, name, limit = *limit](Result<QueueInfo> info) {
+        if (!check(exchange, info))
+            return;
+        QJsonArray events;
+        for (const MessageEvent &event : m_context.broker.queueEvents(name, int(limit)))
+            events.append(eventJson(event));
+        QJsonObject json;
+        json.insert(QStringLiteral("events"), events);
+        exchange->sendJson(200, json);
+    });
+}
+
+} // namespace Broker::Rest

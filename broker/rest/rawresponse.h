@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+
+namespace Broker::Rest {
+
+using HeaderList = QList<QPair<QByteArray, QByteArray>>;
+
+// The reason phrase of a status code ("Not Found").
+QByteArray reasonPhrase(int status);
+
+// A complete HTTP/1.1 response with Content-Length. With `headRequest` the body is left out but
+// its length is still announced (RFC 9110, 9.3.2).
+QByteArray buildResponse(int status, const HeaderList &headers, const QByteArray &body, bool headRequest = false);
+
+// An RFC 9457 problem document that also carries gCore's `error` field.
+QByteArray problemJson(int status, const QString &error, const QString &detail, const QByteArray &requestId);
+
+} // namespace Broker::Rest

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "requestframer.h"
+
+#include <cstring>
+
+namespace Broker::Rest {
+
+namespace {
+
+bool isTokenChar(char c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+        return true;
+    return std::strchr("!#$%&'*+-.^_`|~", c) != nullptr && c != 0;
+}
+
+bool isToken(QByteArrayView text)
+{
+    if (text.isEmpty())
+        return false;
+    for (char c : text) {
+        if (!isTokenChar(c))
+            return false;
+    }
+    return true;
+}
+
+// Finds the end of the head (the blank line), accepting CRLF or bare LF line ends.
+qsizetype findHeadEnd(const QByteArray &buffer, qsizetype from)
+{
+    for (qsizetype i = qMax<qsizetype>(from, 0); i < buffer.size(); ++i) {
+        if (buffer[i] != '\n')
+            continue;
+        if (i + 1 < buffer.size() && buffer[i + 1] == '\n')
+            return i + 2;
+        if (i + 2 < buffer.size() && buffer[i + 1] == '\r' && buffer[i + 2] == '\n')
+            return i + 3;
+    }
+    return -1;
+}
+
+QByteArray trimmed(QByteArrayView view)
+{
+    return view.trimmed().toByteArray();
+}
+
+bool containsToken(const QByteArray &list, const char *token)
+{
+    for (const QByteArray &part : list.split(',')) {
+        if (part.trimmed().compare(token, Qt::CaseInsensitive) == 0)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+QByteArray RequestHead::field(const QByteArray &name) const
+{
+    for (const auto &[key, value] : fields) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return {};
+}
+
+RequestFramer::Status RequestFramer::fail(int status, const char *reason)
+{
+    m_errorStatus = status;
+    m_errorReason = reason;
+    return Status::Error;
+}
+
+RequestFramer::Status RequestFramer::progress(const QByteArray &buffer)
+{
+    if (m_errorStatus != 0)
+        return Status::Error;
+    if (m_messageBytes > 0)
+        return Status::Complete;
+
+    if (m_headBytes == 0) {
+        const qsizetype end = findHeadEnd(buffer, m_scanFrom - 2);
+        if (end < 0) {
+            if (buffer.size() > m_limits.maxHeaderBytes)
+                return fail(431, "Request header fields too large");
+            m_scanFrom = buffer.size();
+            return Status::NeedMore;
+        }
+        if (end > m_limits.maxHeaderBytes)
+            return fail(431, "Request header fields too large");
+        if (const Status status = parseHead(buffer, end); status == Status::Error)
+            return status;
+        m_headBytes = end;
+        m_chunkPos = end;
+    }
+
+    if (m_head.chunked)
+        return scanChunks(buffer);
+    if (buffer.size() - m_headBytes < m_head.contentLength)
+        return Status::NeedMore;
+    m_messageBytes = m_headBytes + qsizetype(m_head.contentLength);
+    return Status::Complete;
+}
+
+RequestFramer::Status RequestFramer::parseHead(const QByteArray &buffer, qsizetype end)
+{
+    QList<QByteArrayView> lines;
+    qsizetype start = 0;
+    // Leading empty lines before a request line are tolerated (RFC 9112, 2.2).
+    while (start < end && (buffer[start] == '\r' || buffer[start] == '\n'))
+        ++start;
+    for (qsizetype i = start; i < end; ++i) {
+        if (buffer[i] != '\n')
+            continue;
+        qsizetype lineEnd = i;
+        if (lineEnd > start && buffer[lineEnd - 1] == '\r')
+            --lineEnd;
+        if (lineEnd > start)
+            lines.append(QByteArrayView(buffer.constData() + start, lineEnd - start));
+        start = i + 1;
+    }
+    if (lines.isEmpty())
+        return fail(400, "Bad request line");
+
+    const QList<QByteArray> parts = lines.first().toByteArray().split(' ');
+    if (parts.size() != 3 || !isToken(parts[0]) || parts[1].isEmpty())
+        return fail(400, "Bad request line");
+    m_head.method = parts[0];
+    m_head.target = parts[1];
+    if (parts[2] == "HTTP/1.1")
+        m_head.minorVersion = 1;
+    else if (parts[2] == "HTTP/1.0")
+        m_head.minorVersion = 0;
+    else if (parts[2].startsWith("HTTP/"))
+        return fail(505, "HTTP version not supported");
+    else
+        return fail(400, "Bad request line");
+    static const QList<QByteArray> Methods{"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"};
+    if (!Methods.contains(m_head.method))
+        return fail(501, "Method not implemented");
+
+    if (lines.size() - 1 > m_limits.maxHeaderFields)
+        return fail(431, "Too many request header fields");
+    bool haveLength = false;
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const QByteArrayView line = lines[i];
+        if (line.front() == ' ' || line.front() == '\t')
+            return fail(400, "Folded header lines are not accepted");
+        const qsizetype colon = line.indexOf(':');
+        if (colon <= 0 || !isToken(line.first(colon)))
+            return fail(400, "Bad header field");
+        const QByteArray name = line.first(colon).toByteArray();
+        const QByteArray value = trimmed(line.sliced(colon + 1));
+        for (char c : value) {
+            if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
+                return fail(400, "Bad header field");
+        }
+        m_head.fields.append({name, value});
+
+        if (name.compare("content-length", Qt::CaseInsensitive) == 0) {
+            bool ok = false;
+            const qint64 length = value.toLongLong(&ok);
+            if (!ok || length < 0 || value.startsWith('+') || (haveLength && length != m_head.contentLength))
+                return fail(400, "Bad Content-Length");
+            m_head.contentLength = length;
+            haveLength = true;
+        } else if (name.compare("transfer-encoding", Qt::CaseInsensitive) == 0) {
+            if (value.compare("chunked", Qt::CaseInsensitive) != 0)
+                return fail(501, "Transfer-Encoding not implemented");
+            m_head.chunked = true;
+        } else if (name.compare("expect", Qt::CaseInsensitive) == 0) {
+            if (value.compare("100-continue", Qt::CaseInsensitive) != 0)
+                return fail(417, "Expectation failed");
+            m_head.expectContinue = true;
+        } else if (name.compare("connection", Qt::CaseInsensitive) == 0) {
+            if (containsToken(value, "close"))
+                m_head.keepAlive = false;
+            else if (containsToken(value, "keep-alive") && m_head.minorVersion == 0)
+                m_head.keepAlive = true;
+        }
+    }
+    if (m_head.minorVersion == 0 && m_head.field("connection").isEmpty())
+        m_head.keepAlive = false;
+    if (m_head.minorVersion == 0 && m_head.chunked)
+        return fail(400, "Chunked transfer coding needs HTTP/1.1");
+    // A request with both is how request smuggling starts: refuse it (RFC 9112, 6.3).
+    if (m_head.chunked && haveLength)
+        return fail(400, "Both Content-Length and Transfer-Encoding");
+    if (m_head.chunked)
+        m_head.contentLength = -1;
+    else if (m_head.contentLength > m_limits.maxBodyBytes)
+        return fail(413, "Request body too large");
+    return Status::Complete; // the head is; the caller goes on with the body
+}
+
+RequestFramer::Status RequestFramer::scanChunks(const QByteArray &buffer)
+{
+    while (m_chunkPos < buffer.size()) {
+        if (m_chunkRemaining > 0) {
+            const qint64 take = qMin<qint64>(m_chunkRemaining, buffer.size() - m_chunkPos);
+            m_chunkPos += qsizetype(take);
+            m_chunkRemaining -= take;
+            if (m_chunkRemaining == 0)
+                m_chunkRemaining = -1; // the data and its CRLF are consumed: a size line follows
+            continue;
+        }
+        const qsizetype lineEnd = buffer.indexOf('\n', m_chunkPos);
+        if (lineEnd < 0) {
+            if (buffer.size() - m_chunkPos > 1024)
+                return fail(400, "Bad chunk");
+            return Status::NeedMore;
+        }
+        QByteArrayView line(buffer.constData() + m_chunkPos, lineEnd - m_chunkPos);
+        if (line.endsWith('\r'))
+            line.chop(1);
+        m_chunkPos = lineEnd + 1;
+        if (m_inTrailers) {
+            if (line.isEmpty()) {
+                m_messageBytes = m_chunkPos;
+                return Status::Complete;
+            }
+            if (m_chunkPos - m_headBytes > m_limits.maxBodyBytes + m_limits.maxHeaderBytes)
+                return fail(431, "Request header fields too large");
+            continue;
+        }
+        const qsizetype semicolon = line.indexOf(';');
+        const QByteArrayView sizeText = (semicolon >= 0 ? line.first(semicolon) : line).trimmed();
+        bool ok = false;
+        const qint64 size = sizeText.toByteArray().toLongLong(&ok, 16);
+        if (!ok || size < 0 || sizeText.size() > 15)
+            return fail(400, "Bad chunk");
+        if (size == 0) {
+            m_inTrailers = true;
+            continue;
+        }
+        m_bodyBytes += size;
+        if (m_bodyBytes > m_limits.maxBodyBytes)
+            return fail(413, "Request body too large");
+        m_chunkRemaining = size + 2; // data, then CRLF
+    }
+    return Status::NeedMore;
+}
+
+} // namespace Broker::Rest

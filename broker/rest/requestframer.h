@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+
+namespace Broker::Rest {
+
+// The limits the HTTP guard enforces before a request reaches QHttpServer.
+struct HttpLimits
+{
+    qint64 maxBodyBytes = 1024 * 1024;
+    int maxHeaderBytes = 16 * 1024; // request line and header fields together
+    int maxHeaderFields = 100;
+};
+
+// What the guard needs to know of a request's head.
+struct RequestHead
+{
+    QByteArray method;
+    QByteArray target;
+    int minorVersion = 1;          // HTTP/1.minorVersion
+    QList<QPair<QByteArray, QByteArray>> fields;
+    qint64 contentLength = 0;      // -1 when chunked
+    bool chunked = false;
+    bool expectContinue = false;
+    bool keepAlive = true;         // HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with "keep-alive"
+
+    QByteArray field(const QByteArray &name) const; // first one, case-insensitive
+};
+
+// Finds where one HTTP/1.x request ends in a byte stream, without buffering it again and
+// without trusting it: the head is bounded in bytes and fields, the body by Content-Length or
+// chunked framing and counted against the body limit as it arrives. One framer per request;
+// call progress() with the connection's buffer (which starts with this request) whenever more
+// bytes arrived. Scanning resumes where it stopped.
+class RequestFramer
+{
+public:
+    enum class Status {
+        NeedMore,  // incomplete; call again with more bytes
+        Complete,  // messageBytes() bytes at the buffer's start are the whole request
+        Error,     // refuse with errorStatus() and close the connection
+    };
+
+    explicit RequestFramer(const HttpLimits &limits) : m_limits(limits) {}
+
+    Status progress(const QByteArray &buffer);
+
+    bool headComplete() const { return m_headBytes > 0; }
+    const RequestHead &head() const { return m_head; }
+    qsizetype messageBytes() const { return m_messageBytes; }
+    int errorStatus() const { return m_errorStatus; }
+    const QByteArray &errorReason() const { return m_errorReason; }
+
+private:
+    Status fail(int status, const char *reason);
+    Status parseHead(const QByteArray &buffer, qsizetype end);
+    Status scanChunks(const QByteArray &buffer);
+
+    HttpLimits m_limits;
+    RequestHead m_head;
+    qsizetype m_headBytes = 0;     // 0 until the head is complete
+    qsizetype m_scanFrom = 0;      // where the search for the head's end resumes
+    qsizetype m_chunkPos = 0;      // chunked: next byte to read
+    qint64 m_chunkRemaining = -1;  // chunked: data bytes left in the current chunk (+2 for its CRLF); -1 at a size line
+    bool m_inTrailers = false;
+    qint64 m_bodyBytes = 0;        // decoded body bytes so far
+    qsizetype m_messageBytes = 0;
+    int m_errorStatus = 0;
+    QByteArray m_errorReason;
+};
+
+} // namespace Broker::Rest

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "restserver.h"
+
+#include "guardedtcpserver.h"
+#include "messagescontroller.h"
+#include "operationscontroller.h"
+#include "queuescontroller.h"
+#include "requestchannel.h"
+#include "userscontroller.h"
+
+#include <QHttpServerResponder>
+
+namespace Broker::Rest {
+
+RestServer::RestServer(RestContext context, QObject *parent)
+    : QAbstractHttpServer(parent),
+      m_context(std::move(context)),
+      m_authFailures(m_context.clock, m_context.options.authFailuresPerMinute,
+                     m_context.options.authFailuresPerMinute),
+      m_requests(m_context.clock, m_context.options.requestsPerMinute, m_context.options.burst)
+{
+    m_controllers.push_back(std::make_unique<QueuesController>(m_context, m_router));
+    m_controllers.push_back(std::make_unique<MessagesController>(m_context, m_router));
+    m_controllers.push_back(std::make_unique<UsersController>(m_context, m_router));
+    m_controllers.push_back(std::make_unique<OperationsController>(m_context, m_router, *this));
+}
+
+RestServer::~RestServer() = default;
+
+Result<quint16> RestServer::listen(const QHostAddress &address, quint16 port)
+{
+    auto *tcp = new GuardedTcpServer(m_context.options.guard, this);
+    if (!tcp->listen(address, port)) {
+        const QString reason = tcp->errorString();
+        const bool busy = tcp->serverError() == QAbstractSocket::AddressInUseError;
+        delete tcp;
+        return Error{busy ? ErrorCode::Conflict : ErrorCode::Unavailable,
+                     QStringLiteral("cannot listen on %1:%2: %3").arg(address.toString()).arg(port).arg(reason)};
+    }
+    m_tcp = tcp;
+    connect(tcp, &GuardedTcpServer::drained, this, &RestServer::drained);
+    bind(tcp);
+    return tcp->serverPort();
+}
+
+quint16 RestServer::port() const
+{
+    return m_tcp ? m_tcp->serverPort() : 0;
+}
+
+int RestServer::connectionCount() const
+{
+    return m_tcp ? m_tcp->connectionCount() : 0;
+}
+
+void RestServer::stopAccepting()
+{
+    if (m_tcp)
+        m_tcp->stopAccepting();
+    else
+        Q_EMIT drained();
+}
+
+bool RestServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    auto *channel = qobject_cast<RequestChannel *>(socket);
+    if (!channel)
+        return false; // only the guarded server feeds this one
+    auto exchange = std::make_shared<Exchange>(request, makeResponder(request, socket), channel);
+    dispatch(exchange);
+    return true;
+}
+
+void RestServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    makeResponder(request, socket).write(QHttpServerResponder::StatusCode::NotFound);
+}
+
+bool RestServer::applyCors(const ExchangePtr &exchange)
+{
+    const QByteArray origin = exchange->header("origin");
+    if (origin.isEmpty())
+        return true;
+    const bool allowed = m_context.options.corsOrigins.contains(QString::fromUtf8(origin));
+    if (allowed) {
+        exchange->addHeader("Access-Control-Allow-Origin", origin);
+        exchange->addHeader("Vary", "Origin");
+        exchange->addHeader("Access-Control-Expose-Headers", "X-Request-ID, Retry-After");
+    }
+    if (exchange->method() != QHttpServerRequest::Method::Options)
+        return true; // a disallowed origin simply gets no CORS headers: the browser blocks the read
+    // Preflight.
+    if (!allowed) {
+        exchange->sendProblem(403, QStringLiteral("Origin not allowed"));
+        return false;
+    }
+    exchange->addHeader("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+    exchange->addHeader("Access-Control-Allow-Headers", "Content-Type, X-API-Key, X-Request-ID");
+    exchange->addHeader("Access-Control-Max-Age", "600");
+    exchange->sendEmpty(204);
+    return false;
+}
+
+bool RestServer::authenticate(const ExchangePtr &exchange)
+{
+    const QString address = exchange->remoteAddress().toString();
+    const QByteArray key = exchange->header("x-api-key");
+    if (key.isEmpty()) {
+        exchange->sendProblem(401, QStringLiteral("Unauthorized - Missing API key"),
+                              QStringLiteral("Send the key in the X-API-Key header"));
+        return false;
+    }
+    // Guessing keys costs: failed attempts are limited per client address.
+    const RateLimiter::Decision throttle = m_authFailures.take(address, 0);
+    if (!throttle.allowed || throttle.remaining < 1) {
+        exchange->addHeader("Retry-After", QByteArray::number((throttle.retryAfterMs + 999) / 1000));
+        exchange->sendProblem(429, QStringLiteral("Too many failed authentication attempts"));
+        return false;
+    }
+    const User *user = m_context.users.authenticate(QString::fromUtf8(key));
+    if (!user) {
+        m_authFailures.take(address);
+        exchange->sendProblem(401, QStringLiteral("Unauthorized - Invalid API key"));
+        return false;
+    }
+    exchange->user = *user;
+    if (m_context.options.rateLimitEnabled) {
+        const RateLimiter::Decision decision = m_requests.take(user->id);
+        if (!decision.allowed) {
+            exchange->addHeader("Retry-After", QByteArray::number((decision.retryAfterMs + 999) / 1000));
+            exchange->sendProblem(429, QStringLiteral("Rate limit exceeded"),
+                                  QStringLiteral("At most %1 requests per minute").arg(m_context.options.requestsPerMinute));
+            return false;
+        }
+    }
+    return true;
+}
+
+void RestServer::dispatch(const ExchangePtr &exchange)
+{
+    exchange->onAnswered = [this](const Exchange &answered) {
+        m_metrics.record(Router::methodName(answered.method()), answered.route, answered.status(), answered.elapsedNs());
+    };
+    if (!applyCors(exchange))
+        return;
+
+    const Router::Match match = m_router.match(exchange->method(), exchange->path());
+    if (!match.route) {
+        exchange->route = QStringLiteral("unmatched");
+        if (match.allowed.isEmpty())
+            return exchange->sendProblem(404, QStringLiteral("Not found"),
+                                         QStringLiteral("No endpoint at %1").arg(exchange->path()));
+        exchange->addHeader("Allow", match.allowed.join(QStringLiteral(", ")).toLatin1());
+        return exchange->sendProblem(405, QStringLiteral("Method not allowed"),
+                                     QStringLiteral("Allowed: %1").arg(match.allowed.join(QStringLiteral(", "))));
+    }
+    exchange->route = match.route->pattern;
+    exchange->params = match.params;
+
+    // A key in the URL ends up in logs and browser history: refuse it rather than use it.
+    for (const char *name : {"api_key", "apikey", "api-key", "key"}) {
+        if (exchange->query().hasQueryItem(QString::fromLatin1(name)))
+            return exchange->sendProblem(400, QStringLiteral("API key in the query string is not accepted"),
+                                         QStringLiteral("Send the key in the X-API-Key header"));
+    }
+    if (match.route->authenticated && !authenticate(exchange))
+        return;
+    match.route->handler(exchange);
+}
+
+} // namespace Broker::Rest

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "httpmetrics.h"
+#include "restcontext.h"
+#include "router.h"
+
+#include "security/ratelimiter.h"
+
+#include <QAbstractHttpServer>
+#include <QHostAddress>
+#include <QPointer>
+
+#include <memory>
+#include <vector>
+
+namespace Broker::Rest {
+
+class GuardedTcpServer;
+class Controller;
+
+// The REST API on Qt HttpServer: QAbstractHttpServer parses each request (the guarded TCP server
+// feeds it one complete request at a time) and this class routes it through request ids, CORS,
+// authentication and rate limits to one controller per resource. Lives in the engine's thread.
+class RestServer : public QAbstractHttpServer
+{
+    Q_OBJECT
+public:
+    explicit RestServer(RestContext context, QObject *parent = nullptr);
+    ~RestServer() override;
+
+    // Listens on address:port (0: a free port). Completes with the port, or says why not.
+    Result<quint16> listen(const QHostAddress &address, quint16 port);
+    quint16 port() const;
+    // Graceful stop: refuse new connections, finish the requests in progress, then drained().
+    void stopAccepting();
+
+    const Router &router() const { return m_router; }
+    const HttpMetrics &httpMetrics() const { return m_metrics; }
+    int connectionCount() const;
+    const RestContext &context() const { return m_context; }
+
+Q_SIGNALS:
+    void drained();
+
+protected:
+    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
+    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
+
+private:
+    void dispatch(const ExchangePtr &exchange);
+    bool applyCors(const ExchangePtr &exchange);
+    bool authenticate(const ExchangePtr &exchange);
+
+    RestContext m_context;
+    Router m_router;
+    HttpMetrics m_metrics;
+    RateLimiter m_authFailures; // per client address
+    RateLimiter m_requests;     // per user, when enabled
+    std::vector<std::unique_ptr<Controller>> m_controllers;
+    QPointer<GuardedTcpServer> m_tcp;
+};
+
+} // namespace Broker::Rest

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "router.h"
+
+#include <QUrl>
+
+namespace Broker::Rest {
+
+QString Router::methodName(QHttpServerRequest::Method method)
+{
+    switch (method) {
+    case QHttpServerRequest::Method::Get: return QStringLiteral("GET");
+    case QHttpServerRequest::Method::Put: return QStringLiteral("PUT");
+    case QHttpServerRequest::Method::Delete: return QStringLiteral("DELETE");
+    case QHttpServerRequest::Method::Post: return QStringLiteral("POST");
+    case QHttpServerRequest::Method::Head: return QStringLiteral("HEAD");
+    case QHttpServerRequest::Method::Options: return QStringLiteral("OPTIONS");
+    case QHttpServerRequest::Method::Patch: return QStringLiteral("PATCH");
+    default: return QStringLiteral("UNKNOWN");
+    }
+}
+
+void Router::add(Route route)
+{
+    Compiled compiled;
+    compiled.segments = route.pattern.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    m_compiled.push_back(std::move(compiled));
+    m_routes.push_back(std::move(route));
+}
+
+bool Router::matches(const Compiled &compiled, const QStringList &segments, QStringList &params)
+{
+    if (compiled.segments.size() != segments.size())
+        return false;
+    QStringList found;
+    for (qsizetype i = 0; i < segments.size(); ++i) {
+        const QString &expected = compiled.segments[i];
+        if (expected.startsWith(QLatin1Char('{'))) {
+            found.append(segments[i]);
+        } else if (expected != segments[i]) {
+            return false;
+        }
+    }
+    params = found;
+    return true;
+}
+
+Router::Match Router::match(QHttpServerRequest::Method method, const QString &path) const
+{
+    // Segments are compared decoded; a parameter keeps whatever the client encoded in it
+    // ("%2F" stays inside one segment and is then refused by name validation).
+    QStringList segments;
+    for (const QString &raw : path.split(QLatin1Char('/'), Qt::SkipEmptyParts))
+        segments.append(QUrl::fromPercentEncoding(raw.toUtf8()));
+    const QHttpServerRequest::Method wanted =
+        method == QHttpServerRequest::Method::Head ? QHttpServerRequest::Method::Get : method;
+
+    Match result;
+    for (std::size_t i = 0; i < m_routes.size(); ++i) {
+        QStringList params;
+        if (!matches(m_compiled[i], segments, params))
+            continue;
+        const QString name = methodName(m_routes[i].method);
+        if (!result.allowed.contains(name))
+            result.allowed.append(name);
+        if (m_routes[i].method == QHttpServerRequest::Method::Get)
+            result.allowed.append(QStringLiteral("HEAD"));
+        if (m_routes[i].method == wanted && !result.route) {
+            result.route = &m_routes[i];
+            result.params = params;
+        }
+    }
+    return result;
+}
+
+} // namespace Broker::Rest

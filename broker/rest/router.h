@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "exchange.h"
+
+#include <QHttpServerRequest>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+#include <vector>
+
+namespace Broker::Rest {
+
+// One endpoint. The same table routes requests, answers 405 with Allow, and generates the
+// OpenAPI document, so the three cannot disagree.
+struct Route
+{
+    using Handler = std::function<void(const ExchangePtr &)>;
+
+    QHttpServerRequest::Method method;
+    QString pattern;          // "/queues/{name}/purge"
+    QString summary;          // one line for the OpenAPI document
+    QString permission;       // what the handler checks ("publish:{name}"); empty: any authenticated user
+    bool authenticated = true;
+    QList<int> statuses;      // what it answers besides 401/429, for the OpenAPI document
+    QStringList queryParameters;
+    Handler handler;
+};
+
+class Router
+{
+public:
+    void add(Route route);
+
+    struct Match
+    {
+        const Route *route = nullptr;
+        QStringList params;
+        QStringList allowed;  // methods of routes whose pattern matched (for 405), "HEAD" for GET
+    };
+    // HEAD is routed as GET.
+    Match match(QHttpServerRequest::Method method, const QString &path) const;
+    const std::vector<Route> &routes() const { return m_routes; }
+
+    static QString methodName(QHttpServerRequest::Method method);
+
+private:
+    struct Compiled
+    {
+        QStringList segments; // "{x}" marks a parameter
+    };
+    static bool matches(const Compiled &compiled, const QStringList &segments, QStringList &params);
+
+    std::vector<Route> m_routes;
+    std::vector<Compiled> m_compiled;
+};
+
+} // namespace Broker::Rest

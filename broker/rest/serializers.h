@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/message.h"
+#include "core/messageevent.h"
+#include "core/queueinfo.h"
+#include "security/userdirectory.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+
+namespace Broker::Rest {
+
+// Compact JSON text of any value (QJsonDocument holds only objects and arrays).
+QByteArray compactJson(const QJsonValue &value);
+// The value of compact JSON text made by compactJson(); Undefined when it is not JSON.
+QJsonValue parseJsonValue(const QByteArray &text);
+
+// gCore's queue fields (name, created, message_count, stats, config); `detail` adds ours.
+QJsonObject queueJson(const QueueInfo &queue, bool detail);
+QJsonObject messageJson(const Message &message);
+// Never a key or a hash.
+QJsonObject userJson(const User &user);
+QJsonObject eventJson(const MessageEvent &event);
+
+double unixSeconds(qint64 ms);
+
+} // namespace Broker::Rest

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "userscontroller.h"
+
+#include "requestparsing.h"
+#include "serializers.h"
+
+#include <QJsonArray>
+
+namespace Broker::Rest {
+
+using Method = QHttpServerRequest::Method;
+
+namespace {
+
+const QString ManageUsers = QStringLiteral("manage_users");
+
+Result<QStringList> readRoles(const QJsonObject &body, bool required)
+{
+    const QJsonValue value = body.value(QStringLiteral("roles"));
+    if (value.isUndefined() && !required)
+        return QStringList();
+    if (!value.isArray() || value.toArray().isEmpty())
+        return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid roles: expected a non-empty array of role names")};
+    QStringList roles;
+    for (const QJsonValue &role : value.toArray()) {
+        if (!role.isString())
+            return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid roles: expected a non-empty array of role names")};
+        roles.append(role.toString());
+    }
+    return roles;
+}
+
+QJsonObject keyIssued(const IssuedKey &key)
+{
+    QJsonObject json;
+    json.insert(QStringLiteral("success"), true);
+    json.insert(QStringLiteral("id"), key.userId);
+    json.insert(QStringLiteral("api_key"), key.apiKey);
+    return json;
+}
+
+} // namespace
+
+UsersController::UsersController(RestContext &context, Router &router) : Controller(context)
+{
+    const auto bind = [this](void (UsersController::*handler)(const ExchangePtr &)) {
+        return [this, handler](const ExchangePtr &exchange) { (this->*handler)(exchange); };
+    };
+    router.add({Method::Get, QStringLiteral("/users"), QStringLiteral("List users (never keys)"), ManageUsers, true,
+                {200, 403}, {}, bind(&UsersController::list)});
+    router.add({Method::Post, QStringLiteral("/users"), QStringLiteral("Add a user; the new key is shown once"),
+                ManageUsers, true, {200, 400, 403, 409}, {}, bind(&UsersController::create)});
+    router.add({Method::Patch, QStringLiteral("/users/{id}"), QStringLiteral("Change a user's roles or disabled state"),
+                ManageUsers, true, {200, 400, 403, 404, 409}, {}, bind(&UsersController::update)});
+    router.add({Method::Delete, QStringLiteral("/users/{id}"), QStringLiteral("Delete a user"), ManageUsers, true,
+                {200, 403, 404, 409}, {}, bind(&UsersController::remove)});
+    router.add({Method::Post, QStringLiteral("/users/{id}/rotate"),
+                QStringLiteral("Replace a user's key; the new key is shown once"), ManageUsers, true, {200, 403, 404},
+                {}, bind(&UsersController::rotate)});
+}
+
+bool UsersController::isLastAdmin(const QString &id) const
+{
+    const User *user = m_context.users.find(id);
+    if (!user || user->disabled || !user->roles.contains(QStringLiteral("admin")))
+        return false;
+    for (const User &other : m_context.users.users()) {
+        if (other.id != id && !other.disabled && other.roles.contains(QStringLiteral("admin")))
+            return false;
+    }
+    return true;
+}
+
+void UsersController::list(const ExchangePtr &exchange)
+{
+    if (!m_context.permit(exchange, ManageUsers))
+        return;
+    QJsonArray users;
+    for (const User &user : m_context.users.users())
+        users.append(userJson(user));
+    QJsonObject json;
+    json.insert(QStringLiteral("users"), users);
+    json.insert(QStringLiteral("count"), users.size());
+    exchange->sendJson(200, json);
+}
+
+void UsersController::create(const ExchangePtr &exchange)
+{
+    const Result<QJsonObject> body = exchange->jsonBody(m_context.options.maxJsonDepth, false);
+    if (!check(exchange, body))
+        return;
+    const Result<QString> id = fieldString(*body, "id");
+    const Result<QString> name = fieldString(*body, "name");
+    const Result<QStringList> roles = readRoles(*body, true);
+    if (!check(exchange, id) || !check(exchange, name) || !check(exchange, roles))
+        return;
+    if (!UserDirectory::isValidUserId(*id))
+        return exchange->sendProblem(400, QStringLiteral("Invalid user id"),
+                                     QStringLiteral("Letters, digits and _ . - @; at most 64"));
+    if (!m_context.permit(exchange, ManageUsers))
+        return;
+    const Result<IssuedKey> issued = m_context.users.addUser(*id, *name, *roles);
+    if (check(exchange, issued))
+        exchange->sendJson(200, keyIssued(*issued));
+}
+
+void UsersController::update(const ExchangePtr &exchange)
+{
+    const Result<QJsonObject> body = exchange->jsonBody(m_context.options.maxJsonDepth, false);
+    if (!check(exchange, body))
+        return;
+    const Result<QStringList> roles = readRoles(*body, false);
+    const QJsonValue disabled = body->value(QStringLiteral("disabled"));
+    if (!check(exchange, roles))
+        return;
+    if (!disabled.isUndefined() && !disabled.isBool())
+        return exchange->sendProblem(400, QStringLiteral("Invalid disabled: expected true or false"));
+    if (!m_context.permit(exchange, ManageUsers))
+        return;
+    const QString id = exchange->params.value(0);
+    if (!m_context.users.find(id))
+        return exchange->sendProblem(404, QStringLiteral("User not found"));
+    const bool losesAdmin = (!roles->isEmpty() && !roles->contains(QStringLiteral("admin"))) || disabled.toBool();
+    if (losesAdmin && isLastAdmin(id))
+        return exchange->sendProblem(409, QStringLiteral("Cannot remove the last admin"));
+    if (!roles->isEmpty() && !check(exchange, m_context.users.setRoles(id, *roles)))
+        return;
+    if (disabled.isBool() && !check(exchange, m_context.users.setDisabled(id, disabled.toBool())))
+        return;
+    exchange->sendJson(200, userJson(*m_context.users.find(id)));
+}
+
+void UsersController::remove(const ExchangePtr &exchange)
+{
+    if (!m_context.permit(exchange, ManageUsers))
+        return;
+    const QString id = exchange->params.value(0);
+    if (!m_context.users.find(id))
+        return exchange->sendProblem(404, QStringLiteral("User not found"));
+    if (isLastAdmin(id))
+        return exchange->sendProblem(409, QStringLiteral("Cannot remove the last admin"));
+    if (!check(exchange, m_context.users.removeUser(id)))
+        return;
+    QJsonObject json;
+    json.insert(QStringLiteral("success"), true);
+    exchange->sendJson(200, json);
+}
+
+void UsersController::rotate(const ExchangePtr &exchange)
+{
+    if (!m_context.permit(exchange, ManageUsers))
+        return;
+    const QString id = exchange->params.value(0);
+    if (!m_context.users.find(id))
+        return exchange->sendProblem(404, QStringLiteral("User not found"));
+    const Result<IssuedKey> issued = m_context.users.rotateKey(id);
+    if (check(exchange, issued))
+        exchange->sendJson(200, keyIssued(*issued));
+}
+
+} // namespace Broker::Rest
