@@ -6,6 +6,8 @@
 #include <QList>
 #include <QString>
 
+#include <functional>
+
 namespace Broker {
 
 // What a producer hands to the engine. `data` is compact JSON text of any value but null.
@@ -52,6 +54,9 @@ struct ConsumeRequest
     QString group;                // stream queues: consumer group ("" = "default")
     QString consumer;             // stream queues: consumer name within the group
     QString user;                 // who consumes, for the event log
+    // Asked before a waiting consumer is given messages: false when nobody would receive them
+    // (the client went away), so that nothing is taken from the queue for nobody. Empty: always.
+    std::function<bool()> stillWanted;
 };
 
 struct NackResult

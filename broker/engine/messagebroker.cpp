@@ -428,6 +428,11 @@ void MessageBroker::serveNextWaiter(const QString &queue)
     const quint64 id = m_waiters.claimFirst(queue, request);
     if (id == 0)
         return;
+    if (request.stillWanted && !request.stillWanted()) {
+        m_waiters.complete(id, QList<Message>{});
+        scheduleWake(queue); // the next waiter, if any
+        return;
+    }
     m_store.consume(queue, request, [this, queue, id, request](Result<QList<Message>> result) {
         if (result && result->isEmpty()) {
             m_waiters.release(id);

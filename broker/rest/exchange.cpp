@@ -36,7 +36,7 @@ Exchange::Exchange(const QHttpServerRequest &request, QHttpServerResponder &&res
     : m_responder(std::move(responder)),
       m_channel(channel),
       m_method(request.method()),
-      m_path(request.url().path()),
+      m_path(request.url().path(QUrl::FullyEncoded)), // the router decodes segment by segment
       m_query(request.url()),
       m_headers(request.headers()),
       m_body(request.body()),
@@ -58,6 +58,11 @@ QByteArray Exchange::header(const QByteArray &name) const
 QHostAddress Exchange::remoteAddress() const
 {
     return m_remote;
+}
+
+bool Exchange::clientGone() const
+{
+    return !m_channel || m_channel->isClientGone();
 }
 
 bool Exchange::isHead() const

@@ -64,6 +64,8 @@ public:
     void sendClose(bool close) { m_closeAfter = close; }
 
     bool answered() const { return m_answered; }
+    // True once the client has closed its connection.
+    bool clientGone() const;
     int status() const { return m_status; }
     qint64 elapsedNs() const { return m_timer.nsecsElapsed(); }
     // Runs once the answer is written (metrics).

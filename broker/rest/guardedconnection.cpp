@@ -184,6 +184,8 @@ void GuardedConnection::close()
 void GuardedConnection::drain()
 {
     m_draining = true;
+    if (m_channel)
+        m_channel->preventKeepAlive();
     if (!m_channel && !m_framer && m_buffer.isEmpty())
         close();
 }
@@ -191,6 +193,8 @@ void GuardedConnection::drain()
 void GuardedConnection::peerLeft()
 {
     m_peerGone = true;
+    if (m_channel)
+        m_channel->markClientGone();
     m_closing = true;
     m_idleTimer.stop();
     m_requestTimer.stop();

@@ -168,6 +168,11 @@ void MessagesController::consume(const ExchangePtr &exchange)
     if (!m_context.permit(exchange, AccessPolicy::consume(queue)))
         return;
     request.user = exchange->user->id;
+    // A long poll whose client left must not take a message off the queue for nobody.
+    request.stillWanted = [weak = std::weak_ptr<Exchange>(exchange)] {
+        const ExchangePtr alive = weak.lock();
+        return alive && !alive->clientGone();
+    };
     const bool single = !query.hasQueryItem(QStringLiteral("count")) || *count == 1;
     m_context.broker.consume(queue, request, qint64(*wait * 1000.0),
                              [exchange, single, acknowledge = *acknowledge](Result<QList<Message>> messages) {

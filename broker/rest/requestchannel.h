@@ -37,6 +37,11 @@ public:
     // The response is complete: hands it to the guard and closes the channel.
     void finishResponse(bool closeConnection = false);
     bool isFinished() const { return m_finished; }
+    // The connection closes after this response (the server is draining).
+    void preventKeepAlive() { m_meta.keepAlive = false; }
+    // The client closed its connection: the response will go nowhere.
+    void markClientGone() { m_clientGone = true; }
+    bool isClientGone() const { return m_clientGone; }
 
     qint64 bytesAvailable() const override;
     void disconnectFromHost() override;
@@ -59,6 +64,7 @@ private:
     RequestMeta m_meta;
     QElapsedTimer m_received;
     bool m_finished = false;
+    bool m_clientGone = false;
 };
 
 } // namespace Broker::Rest

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// A broker with its REST API on 127.0.0.1 (a free port), and a raw HTTP/1.1 client that can do
+// what well-behaved clients never do (pipeline, stall, flood, vanish).
+
+#include "engine/messagebroker.h"
+#include "engine/queuetyperegistry.h"
+#include "errors/errormanager.h"
+#include "rest/restserver.h"
+#include "security/accesspolicy.h"
+#include "security/userdirectory.h"
+#include "storage/memorystore.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+#include <optional>
+
+namespace Broker::Testing {
+
+struct HttpResponse
+{
+    int status = 0;
+    QList<QPair<QByteArray, QByteArray>> headers;
+    QByteArray body;
+    bool complete = false;
+
+    QByteArray header(const QByteArray &name) const
+    {
+        for (const auto &[key, value] : headers) {
+            if (key.compare(name, Qt::CaseInsensitive) == 0)
+                return value;
+        }
+        return {};
+    }
+    QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
+    QString error() const { return json().value("error").toString(); }
+};
+
+// Parses responses off a byte stream, one after another.
+inline std::optional<HttpResponse> takeResponse(QByteArray &buffer, bool headRequest = false)
+{
+    const qsizetype end = buffer.indexOf("\r\n\r\n");
+    if (end < 0)
+        return std::nullopt;
+    HttpResponse response;
+    const QList<QByteArray> lines = buffer.left(end).split('\n');
+    response.status = lines.first().split(' ').value(1).toInt();
+    qint64 length = 0;
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const QByteArray line = lines[i].trimmed();
+        const qsizetype colon = line.indexOf(':');
+        response.headers.append({line.left(colon), line.mid(colon + 1).trimmed()});
+        if (line.left(colon).compare("content-length", Qt::CaseInsensitive) == 0)
+            length = line.mid(colon + 1).trimmed().toLongLong();
+    }
+    if (headRequest || response.status == 204 || response.status == 100)
+        length = 0;
+    if (buffer.size() < end + 4 + length)
+        return std::nullopt;
+    response.body = buffer.mid(end + 4, length);
+    response.complete = true;
+    buffer.remove(0, end + 4 + length);
+    return response;
+}
+
+class RawClient
+{
+public:
+    explicit RawClient(quint16 port)
+    {
+        m_socket.connectToHost(QHostAddress::LocalHost, port);
+        m_socket.waitForConnected(5000);
+    }
+    void send(const QByteArray &bytes)
+    {
+        m_socket.write(bytes);
+        m_socket.flush();
+    }
+    // Waits (running the event loop) for the next response; an incomplete one after `timeoutMs`.
+    HttpResponse receive(int timeoutMs = 5000, bool headRequest = false)
+    {
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < timeoutMs) {
+            m_buffer += m_socket.readAll();
+            if (std::optional<HttpResponse> response = takeResponse(m_buffer, headRequest))
+                return *response;
+            if (m_socket.state() != QAbstractSocket::ConnectedState && m_socket.bytesAvailable() == 0)
+                break;
+            QTest::qWait(2);
+        }
+        return HttpResponse{};
+    }
+    // True when the server closes the connection within `timeoutMs`.
+    bool closedWithin(int timeoutMs)
+    {
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < timeoutMs) {
+            m_buffer += m_socket.readAll();
+            if (m_socket.state() == QAbstractSocket::UnconnectedState)
+                return true;
+            QTest::qWait(5);
+        }
+        return false;
+    }
+    QTcpSocket &socket() { return m_socket; }
+
+private:
+    QTcpSocket m_socket;
+    QByteArray m_buffer;
+};
+
+inline const QByteArray AdminKey = "admin-secret-key-0001";
+inline const QByteArray PublisherKey = "publisher-secret-key-0002";
+inline const QByteArray ConsumerKey = "consumer-secret-key-0003";
+
+struct RestFixture
+{
+    explicit RestFixture(Rest::RestOptions options = {}, EngineOptions engineOptions = {})
+        : errors(clock), store(types, clock), broker(store, types, clock, engineOptions, &errors), users(policy, clock)
+    {
+        const QString path = dir.filePath("users.yaml");
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly))
+            qFatal("cannot write users.yaml");
+        file.write("users:\n"
+                   "  admin_user: {role: admin, api_key: " + AdminKey + "}\n"
+                   "  publisher_user: {role: publisher, api_key: " + PublisherKey + "}\n"
+                   "  consumer_user: {role: consumer, api_key: " + ConsumerKey + "}\n");
+        file.close();
+        if (!users.load(path).ok())
+            qFatal("cannot load users.yaml");
+        server = std::make_unique<Rest::RestServer>(Rest::RestContext{broker, users, policy, errors, clock, options});
+        const Result<quint16> listening = server->listen(QHostAddress::LocalHost, 0);
+        if (!listening)
+            qFatal("cannot listen: %s", qPrintable(listening.error().message));
+        port = *listening;
+    }
+
+    // One request on a fresh connection.
+    HttpResponse request(const QByteArray &method, const QByteArray &path, const QByteArray &key = {},
+                         const QByteArray &body = {}, const QList<QPair<QByteArray, QByteArray>> &headers = {})
+    {
+        RawClient client(port);
+        QByteArray bytes = method + ' ' + path + " HTTP/1.1\r\nHost: test\r\nConnection: close\r\n";
+        if (!key.isEmpty())
+            bytes += "X-API-Key: " + key + "\r\n";
+        for (const auto &[name, value] : headers)
+            bytes += name + ": " + value + "\r\n";
+        if (!body.isEmpty() || method == "POST" || method == "PUT" || method == "PATCH")
+            bytes += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
+        bytes += "\r\n" + body;
+        client.send(bytes);
+        return client.receive(25'000, method == "HEAD");
+    }
+
+    QTemporaryDir dir;
+    SystemClock clock;
+    QueueTypeRegistry types;
+    ErrorManager errors;
+    MemoryStore store;
+    MessageBroker broker;
+    AccessPolicy policy;
+    UserDirectory users;
+    std::unique_ptr<Rest::RestServer> server;
+    quint16 port = 0;
+};
+
+} // namespace Broker::Testing

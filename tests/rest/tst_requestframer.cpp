@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rest/requestframer.h"
+
+#include <QTest>
+
+using namespace Broker::Rest;
+
+class TestRequestFramer : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void frames_data();
+    void frames();
+    void bytewiseFeedingGivesTheSameAnswer();
+    void pipelinedRequestsAreSeparated();
+};
+
+void TestRequestFramer::frames_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<int>("status"); // 0 need more, 200 complete, else the refusal
+    QTest::addColumn<qsizetype>("length");
+
+    const QByteArray get = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+    QTest::addRow("get") << get << 200 << get.size();
+    QTest::addRow("bare-lf") << QByteArray("GET / HTTP/1.1\nHost: x\n\n") << 200 << qsizetype(24);
+    QTest::addRow("partial-head") << QByteArray("GET /health HTTP/1.1\r\nHo") << 0 << qsizetype(0);
+    QTest::addRow("body") << QByteArray("POST /q HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcEXTRA") << 200 << qsizetype(42);
+    QTest::addRow("partial-body") << QByteArray("POST /q HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc") << 0 << qsizetype(0);
+    QTest::addRow("chunked") << QByteArray("POST /q HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
+                             << 200 << qsizetype(61);
+    QTest::addRow("chunked-ext-trailer") << QByteArray("POST /q HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;x=1\r\nabc\r\n0\r\nT: v\r\n\r\n")
+                                         << 200 << qsizetype(71);
+    QTest::addRow("too-long-body") << QByteArray("POST /q HTTP/1.1\r\nContent-Length: 1025\r\n\r\n") << 413 << qsizetype(0);
+    QTest::addRow("chunked-too-long") << QByteArray("POST /q HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n401\r\n") << 413
+                                      << qsizetype(0);
+    QTest::addRow("too-many-fields") << QByteArray("GET / HTTP/1.1\r\n" + QByteArray("A: b\r\n").repeated(11) + "\r\n") << 431
+                                     << qsizetype(0);
+    QTest::addRow("head-too-big") << QByteArray("GET / HTTP/1.1\r\nA: " + QByteArray(600, 'x')) << 431 << qsizetype(0);
+    QTest::addRow("both-lengths") << QByteArray("POST /q HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n")
+                                  << 400 << qsizetype(0);
+    QTest::addRow("two-lengths") << QByteArray("POST /q HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n") << 400
+                                 << qsizetype(0);
+    QTest::addRow("signed-length") << QByteArray("POST /q HTTP/1.1\r\nContent-Length: +3\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("gzip-coding") << QByteArray("POST /q HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n") << 501 << qsizetype(0);
+    QTest::addRow("unknown-method") << QByteArray("BREW /pot HTTP/1.1\r\n\r\n") << 501 << qsizetype(0);
+    QTest::addRow("http2") << QByteArray("GET / HTTP/2.0\r\n\r\n") << 505 << qsizetype(0);
+    QTest::addRow("garbage") << QByteArray("hello\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("folded") << QByteArray("GET / HTTP/1.1\r\nA: b\r\n c\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("control-char") << QByteArray("GET / HTTP/1.1\r\nA: b\x01\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("expect-other") << QByteArray("GET / HTTP/1.1\r\nExpect: x\r\n\r\n") << 417 << qsizetype(0);
+}
+
+void TestRequestFramer::frames()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(int, status);
+    QFETCH(qsizetype, length);
+    HttpLimits limits;
+    limits.maxBodyBytes = 1024;
+    limits.maxHeaderBytes = 512;
+    limits.maxHeaderFields = 10;
+    RequestFramer framer(limits);
+    const RequestFramer::Status result = framer.progress(input);
+    if (status == 0) {
+        QCOMPARE(result, RequestFramer::Status::NeedMore);
+    } else if (status == 200) {
+        QCOMPARE(result, RequestFramer::Status::Complete);
+        QCOMPARE(framer.messageBytes(), length);
+    } else {
+        QCOMPARE(result, RequestFramer::Status::Error);
+        QCOMPARE(framer.errorStatus(), status);
+    }
+}
+
+void TestRequestFramer::bytewiseFeedingGivesTheSameAnswer()
+{
+    const QByteArray request = "POST /q HTTP/1.1\r\nExpect: 100-continue\r\nConnection: close\r\n"
+                               "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n";
+    RequestFramer framer(HttpLimits{});
+    QByteArray buffer;
+    for (qsizetype i = 0; i < request.size() - 1; ++i) {
+        buffer += request[i];
+        QCOMPARE(framer.progress(buffer), RequestFramer::Status::NeedMore);
+    }
+    buffer += request.back();
+    QCOMPARE(framer.progress(buffer), RequestFramer::Status::Complete);
+    QCOMPARE(framer.messageBytes(), request.size());
+    QVERIFY(framer.head().expectContinue);
+    QVERIFY(!framer.head().keepAlive);
+    QVERIFY(framer.head().chunked);
+}
+
+void TestRequestFramer::pipelinedRequestsAreSeparated()
+{
+    const QByteArray first = "POST /a HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi";
+    const QByteArray second = "GET /b HTTP/1.0\r\n\r\n";
+    QByteArray buffer = first + second;
+    RequestFramer one(HttpLimits{});
+    QCOMPARE(one.progress(buffer), RequestFramer::Status::Complete);
+    QCOMPARE(one.messageBytes(), first.size());
+    buffer.remove(0, one.messageBytes());
+    RequestFramer two(HttpLimits{});
+    QCOMPARE(two.progress(buffer), RequestFramer::Status::Complete);
+    QCOMPARE(two.head().target, QByteArray("/b"));
+    QVERIFY(!two.head().keepAlive); // HTTP/1.0 without keep-alive
+}
+
+QTEST_APPLESS_MAIN(TestRequestFramer)
+#include "tst_requestframer.moc"
