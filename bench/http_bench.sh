@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# HTTP benchmark of brokerd on the memory store, on loopback. Builds if needed, installs wrk if
+# missing, starts brokerd on a free port, and measures in one run: the /health/live baseline,
+# single publish (200-byte JSON body), consume (acknowledge=true), publish -> lease -> ack round
+# trips, batch publish of 100 messages, server memory, time to ready, and GET /queues with
+# 10,000 queues. Prints a table and writes JSON (bench/results/http.json by default).
+# The round trip is driven by bench/roundtrip_client (wrk's Lua cannot keep state per connection);
+# its req/s column counts round trips (three requests each).
+#   DURATION (s, default 10)  CONNECTIONS (default 32)  THREADS (wrk threads, default 1)
+#   BUILD_DIR (default build)  OUT (JSON file)
+set -eu
+cd "$(dirname "$0")/.."
+root=$(pwd)
+build_dir=${BUILD_DIR:-build}
+duration=${DURATION:-10}
+connections=${CONNECTIONS:-32}
+threads=${THREADS:-1}
+out=${OUT:-$root/bench/results/http.json}
+
+tools/install-build-deps.sh
+if ! command -v wrk >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ]; then apt-get install -y -qq wrk; else sudo apt-get install -y -qq wrk; fi
+fi
+if [ ! -x "$build_dir/app/brokerd" ] || [ ! -x "$build_dir/bench/roundtrip_client" ]; then
+    cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    cmake --build "$build_dir" -j2 --target brokerd roundtrip_client
+fi
+
+work=$(mktemp -d)
+pid=
+cleanup() {
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+key="bench-admin-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+cat > "$work/users.yaml" <<USERS
+users:
+  bench: {role: admin, api_key: $key}
+USERS
+cat > "$work/broker.yaml" <<CONFIG
+api:
+  limits: {max_connections: 4096}
+message_broker: {max_queue_size: 100000000}
+CONFIG
+
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+now_ns() { date +%s%N; }
+
+start=$(now_ns)
+"$build_dir/app/brokerd" --config "$work/broker.yaml" --users "$work/users.yaml" --port 0 \
+    2>"$work/brokerd.log" >/dev/null &
+pid=$!
+port=
+while [ -z "$port" ]; do
+    port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/brokerd.log")
+    kill -0 "$pid" 2>/dev/null || { cat "$work/brokerd.log"; exit 1; }
+done
+url="http://127.0.0.1:$port"
+until curl -sf "$url/health/live" >/dev/null; do :; done
+ready_ms=$(( ($(now_ns) - start) / 1000000 ))
+sleep 0.5
+idle_rss=$(rss_kb "$pid")
+
+api() { curl -sf -X "$1" -H "X-API-Key: $key" -H 'Content-Type: application/json' ${3:+-d "$3"} "$url$2" >/dev/null; }
+api POST /queues '{"name":"bench"}'
+api POST /queues '{"name":"roundtrip"}'
+api POST /queues '{"name":"batch"}'
+
+export BENCH_KEY="$key"
+results="$work/results.txt"
+: > "$results"
+# run NAME SCRIPT MESSAGES_PER_REQUEST [PATH]
+run() {
+    name=$1 script=$2 per=$3 path=${4:-/}
+    if [ -n "$script" ]; then
+        wrk -t"$threads" -c"$connections" -d"${duration}s" --latency -s "bench/wrk/$script" "$url$path" > "$work/$name.txt"
+    else
+        wrk -t"$threads" -c"$connections" -d"${duration}s" --latency "$url$path" > "$work/$name.txt"
+    fi
+    awk -v name="$name" -v per="$per" '
+        function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+        /Requests\/sec/ { rps = $2 }
+        $1 == "50%" { p50 = ms($2) }
+        $1 == "99%" { p99 = ms($2) }
+        /Non-2xx/ { errors = $5 }
+        END { printf "%s %.0f %.0f %.3f %.3f %d\n", name, rps, rps * per, p50, p99, errors }' "$work/$name.txt" >> "$results"
+}
+
+run health_live "" 1 /health/live
+run publish publish.lua 1
+run consume consume.lua 1
+# The round trip needs state per connection, which wrk's Lua does not have: our own client.
+"$build_dir/bench/roundtrip_client" "$port" "$key" roundtrip "$connections" "$duration" \
+    | awk '{ printf "%s %s %s %s %s %s\n", $1, $2, $2, $3, $4, $5 }' >> "$results"
+run batch_publish batch.lua 100
+busy_rss=$(rss_kb "$pid")
+
+# 10,000 queues, then GET /queues.
+python3 - "$port" "$key" <<'PY'
+import http.client, sys
+port, key = int(sys.argv[1]), sys.argv[2]
+conn = http.client.HTTPConnection("127.0.0.1", port)
+for i in range(9997):
+    conn.request("POST", "/queues", body='{"name":"q%05d"}' % i,
+                 headers={"X-API-Key": key, "Content-Type": "application/json"})
+    response = conn.getresponse(); response.read()
+    if response.status != 200:
+        sys.exit("create queue: %d" % response.status)
+PY
+list_ms=$(for i in 1 2 3 4 5; do
+    curl -s -o /dev/null -w '%{time_total}\n' -H "X-API-Key: $key" "$url/queues"
+done | sort -n | awk 'NR == 3 { printf "%.1f", $1 * 1000 }')
+queues_rss=$(rss_kb "$pid")
+
+baseline=$(awk '$1 == "health_live" { print $2 }' "$results")
+printf '\nbrokerd HTTP benchmark: %s s per run, %s connections, %s wrk thread(s), loopback\n\n' "$duration" "$connections" "$threads"
+printf '%-16s %12s %12s %10s %10s %8s\n' scenario req/s msg/s p50_ms p99_ms non2xx
+awk '{ printf "%-16s %12s %12s %10s %10s %8s\n", $1, $2, $3, $4, $5, $6 }' "$results"
+publish=$(awk '$1 == "publish" { print $2 }' "$results")
+printf '\npublish / health_live baseline: %s\n' "$(awk -v a="$publish" -v b="$baseline" 'BEGIN { printf "%.2f", a / b }')"
+printf 'ready to serve after start:     %s ms\n' "$ready_ms"
+printf 'RSS idle / after runs / 10k queues: %s / %s / %s MB\n' \
+    "$(awk -v k="$idle_rss" 'BEGIN { printf "%.1f", k / 1024 }')" \
+    "$(awk -v k="$busy_rss" 'BEGIN { printf "%.1f", k / 1024 }')" \
+    "$(awk -v k="$queues_rss" 'BEGIN { printf "%.1f", k / 1024 }')"
+printf 'GET /queues with 10,000 queues: %s ms (median of 5)\n' "$list_ms"
+
+mkdir -p "$(dirname "$out")"
+{
+    printf '{"duration_s":%s,"connections":%s,"threads":%s,"ready_ms":%s,' "$duration" "$connections" "$threads" "$ready_ms"
+    printf '"rss_idle_kb":%s,"rss_after_runs_kb":%s,"rss_10k_queues_kb":%s,"list_10k_queues_ms":%s,"scenarios":[' \
+        "$idle_rss" "$busy_rss" "$queues_rss" "$list_ms"
+    awk 'NR > 1 { printf "," } { printf "{\"name\":\"%s\",\"requests_per_second\":%s,\"messages_per_second\":%s,\"p50_ms\":%s,\"p99_ms\":%s,\"non_2xx\":%s}", $1, $2, $3, $4, $5, $6 }' "$results"
+    printf ']}\n'
+} > "$out"
+printf '\nJSON: %s\n' "$out"
