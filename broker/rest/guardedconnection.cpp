@@ -37,7 +37,6 @@ GuardedConnection::GuardedConnection(QTcpSocket *socket, GuardedTcpServer &serve
     : m_socket(socket), m_server(server)
 {
     m_socket->setParent(this);
-    m_socket->setReadBufferSize(server.options().socketReadBufferBytes);
     m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
     m_idleTimer.setSingleShot(true);
     m_requestTimer.setSingleShot(true);
@@ -63,10 +62,20 @@ void GuardedConnection::armIdle()
 
 void GuardedConnection::readSocket()
 {
-    if (m_channel || m_closing)
-        return; // one request at a time; the rest waits in the socket's bounded buffer
-    m_buffer += m_socket->readAll();
-    process();
+    // Takes what the kernel has, in bounded steps, until a request is complete (then it goes to
+    // QHttpServer and the rest waits in the kernel) or the framer refuses the input.
+    while (!m_channel && !m_closing) {
+        const qint64 available = qMin(m_socket->bytesAvailable(), m_server.options().socketReadBufferBytes);
+        if (available <= 0)
+            return;
+        const qsizetype before = m_buffer.size();
+        m_buffer.resize(before + qsizetype(available));
+        const qint64 got = m_socket->read(m_buffer.data() + before, available);
+        m_buffer.resize(before + qsizetype(qMax<qint64>(0, got)));
+        if (got <= 0)
+            return;
+        process();
+    }
 }
 
 void GuardedConnection::process()
@@ -134,7 +143,7 @@ void GuardedConnection::respond(const QByteArray &response, bool closeConnection
         finishIfDone();
         return;
     }
-    m_socket->write(response);
+    m_socket->write(response); // unbuffered: straight to the kernel unless it is full
     if (closeConnection || !keepAlive || m_draining) {
         close();
         return;

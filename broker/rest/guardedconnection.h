@@ -18,7 +18,7 @@ class GuardedTcpServer;
 class RequestChannel;
 
 // One client connection, read and answered one request at a time: while a request is with
-// QHttpServer nothing more is read (the socket's read buffer is bounded, so TCP pushes back), and
+// QHttpServer nothing more is read (the bytes wait in the kernel, so TCP pushes back), and
 // responses go out in request order. Refuses what breaks the limits with 4xx and closes; closes
 // idle and slow connections; answers "Expect: 100-continue"; keeps a request's channel alive
 // until its response arrives even when the client has left.

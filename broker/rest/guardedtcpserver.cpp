@@ -26,7 +26,11 @@ GuardedTcpServer::~GuardedTcpServer()
 void GuardedTcpServer::incomingConnection(qintptr descriptor)
 {
     auto *socket = new QTcpSocket;
-    if (!socket->setSocketDescriptor(descriptor)) {
+    // Unbuffered: reads go straight into the connection's own buffer and unread bytes stay in the
+    // kernel (TCP pushes back while a request is being answered); writes go straight out. Qt's
+    // buffered mode would allocate 16-32 KiB ring-buffer chunks for every request.
+    if (!socket->setSocketDescriptor(descriptor, QAbstractSocket::ConnectedState,
+                                     QIODevice::ReadWrite | QIODevice::Unbuffered)) {
         delete socket;
         return;
     }

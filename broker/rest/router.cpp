@@ -27,20 +27,22 @@ void Router::add(Route route)
     m_routes.push_back(std::move(route));
 }
 
-bool Router::matches(const Compiled &compiled, const QStringList &segments, QStringList &params)
+bool Router::matches(const Compiled &compiled, const QStringList &segments, QStringList *params)
 {
     if (compiled.segments.size() != segments.size())
         return false;
-    QStringList found;
     for (qsizetype i = 0; i < segments.size(); ++i) {
         const QString &expected = compiled.segments[i];
-        if (expected.startsWith(QLatin1Char('{'))) {
-            found.append(segments[i]);
-        } else if (expected != segments[i]) {
+        if (!expected.startsWith(QLatin1Char('{')) && expected != segments[i])
             return false;
+    }
+    if (params) {
+        params->clear();
+        for (qsizetype i = 0; i < segments.size(); ++i) {
+            if (compiled.segments[i].startsWith(QLatin1Char('{')))
+                params->append(segments[i]);
         }
     }
-    params = found;
     return true;
 }
 
@@ -50,24 +52,26 @@ Router::Match Router::match(QHttpServerRequest::Method method, const QString &pa
     // ("%2F" stays inside one segment and is then refused by name validation).
     QStringList segments;
     for (const QString &raw : path.split(QLatin1Char('/'), Qt::SkipEmptyParts))
-        segments.append(QUrl::fromPercentEncoding(raw.toUtf8()));
+        segments.append(raw.contains(QLatin1Char('%')) ? QUrl::fromPercentEncoding(raw.toUtf8()) : raw);
     const QHttpServerRequest::Method wanted =
         method == QHttpServerRequest::Method::Head ? QHttpServerRequest::Method::Get : method;
 
     Match result;
     for (std::size_t i = 0; i < m_routes.size(); ++i) {
-        QStringList params;
-        if (!matches(m_compiled[i], segments, params))
+        if (m_routes[i].method == wanted && matches(m_compiled[i], segments, &result.params)) {
+            result.route = &m_routes[i];
+            return result;
+        }
+    }
+    // No route for this method: which methods would the path take (for 405 and Allow)?
+    for (std::size_t i = 0; i < m_routes.size(); ++i) {
+        if (!matches(m_compiled[i], segments, nullptr))
             continue;
         const QString name = methodName(m_routes[i].method);
         if (!result.allowed.contains(name))
             result.allowed.append(name);
         if (m_routes[i].method == QHttpServerRequest::Method::Get)
             result.allowed.append(QStringLiteral("HEAD"));
-        if (m_routes[i].method == wanted && !result.route) {
-            result.route = &m_routes[i];
-            result.params = params;
-        }
     }
     return result;
 }

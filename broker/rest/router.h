@@ -50,7 +50,8 @@ private:
     {
         QStringList segments; // "{x}" marks a parameter
     };
-    static bool matches(const Compiled &compiled, const QStringList &segments, QStringList &params);
+    // Compares without allocating; fills `params` only on a match.
+    static bool matches(const Compiled &compiled, const QStringList &segments, QStringList *params);
 
     std::vector<Route> m_routes;
     std::vector<Compiled> m_compiled;
