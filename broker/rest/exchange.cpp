@@ -32,9 +32,8 @@ int httpStatusFor(ErrorCode code)
     return 500;
 }
 
-Exchange::Exchange(const QHttpServerRequest &request, QHttpServerResponder &&responder, RequestChannel *channel)
-    : m_responder(std::move(responder)),
-      m_channel(channel),
+Exchange::Exchange(const QHttpServerRequest &request, RequestChannel *channel)
+    : m_channel(channel),
       m_method(request.method()),
       m_path(request.url().path(QUrl::FullyEncoded)), // the router decodes segment by segment
       m_query(request.url()),
@@ -95,6 +94,11 @@ void Exchange::sendJson(int status, const QJsonObject &body)
     send(status, "application/json", QJsonDocument(body).toJson(QJsonDocument::Compact));
 }
 
+void Exchange::sendJsonText(int status, const QByteArray &json)
+{
+    send(status, "application/json", json);
+}
+
 void Exchange::sendText(int status, const QByteArray &contentType, const QByteArray &body)
 {
     send(status, contentType, body);
@@ -125,21 +129,18 @@ void Exchange::send(int status, const QByteArray &contentType, const QByteArray 
     m_answered = true;
     m_status = status;
     if (m_channel && !m_channel->isFinished()) {
-        m_responder.writeStatusLine(static_cast<QHttpServerResponder::StatusCode>(status));
+        HeaderList headers;
+        headers.reserve(6 + extraHeaders.size());
         if (!contentType.isEmpty())
-            m_responder.writeHeader("Content-Type", contentType);
-        if (status != 204)
-            m_responder.writeHeader("Content-Length", QByteArray::number(body.size()));
-        m_responder.writeHeader("X-Request-ID", m_requestId);
-        m_responder.writeHeader("Cache-Control", "no-store");
-        m_responder.writeHeader("X-Content-Type-Options", "nosniff");
-        for (const auto &[name, value] : std::as_const(extraHeaders))
-            m_responder.writeHeader(name, value);
+            headers.append(qMakePair(QByteArray("Content-Type"), QByteArray(contentType)));
+        headers.append(qMakePair(QByteArray("X-Request-ID"), QByteArray(m_requestId)));
+        headers.append(qMakePair(QByteArray("Cache-Control"), QByteArray("no-store")));
+        headers.append(qMakePair(QByteArray("X-Content-Type-Options"), QByteArray("nosniff")));
+        headers += extraHeaders;
         const bool close = m_closeAfter || !m_channel->meta().keepAlive;
         if (close)
-            m_responder.writeHeader("Connection", "close");
-        // writeBody() ends the header block even for an empty body.
-        m_responder.writeBody(isHead() ? QByteArray() : body);
+            headers.append(qMakePair(QByteArray("Connection"), QByteArray("close")));
+        m_channel->write(buildResponse(status, headers, body, isHead()));
         m_channel->finishResponse(close);
     }
     if (onAnswered)

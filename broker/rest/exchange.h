@@ -10,7 +10,6 @@
 #include <QElapsedTimer>
 #include <QHostAddress>
 #include <QHttpServerRequest>
-#include <QHttpServerResponder>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QPointer>
@@ -28,11 +27,12 @@ class RequestChannel;
 
 // One request and the means to answer it, shared by whatever answers it (possibly later, from a
 // storage callback). Answering twice is ignored; answering after the client left is harmless: the
-// channel keeps the reply until the guard drops it.
+// channel keeps the reply until the guard drops it. Answers are written whole onto the request's
+// channel (one write instead of QHttpServerResponder's one per header line).
 class Exchange
 {
 public:
-    Exchange(const QHttpServerRequest &request, QHttpServerResponder &&responder, RequestChannel *channel);
+    Exchange(const QHttpServerRequest &request, RequestChannel *channel);
 
     // The request, copied out of QHttpServer's object.
     QHttpServerRequest::Method method() const { return m_method; }
@@ -55,6 +55,8 @@ public:
     Result<QJsonObject> jsonBody(int maxDepth, bool allowEmpty) const;
 
     void sendJson(int status, const QJsonObject &body);
+    // `json` is compact JSON text made by the caller (hot paths write it directly).
+    void sendJsonText(int status, const QByteArray &json);
     void sendText(int status, const QByteArray &contentType, const QByteArray &body);
     void sendEmpty(int status);
     // A problem document with gCore's `error` string; `detail` defaults to it.
@@ -74,7 +76,6 @@ public:
 private:
     void send(int status, const QByteArray &contentType, const QByteArray &body);
 
-    QHttpServerResponder m_responder;
     QPointer<RequestChannel> m_channel;
     QHttpServerRequest::Method m_method;
     QString m_path;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "guardedconnection.h"
 
+#include "clientsocket.h"
+
 #include "guardedtcpserver.h"
 #include "rawresponse.h"
 #include "requestchannel.h"
 
 #include <QRandomGenerator>
-#include <QTcpSocket>
 
 namespace Broker::Rest {
 
@@ -33,20 +34,17 @@ QByteArray newRequestId()
 
 } // namespace
 
-GuardedConnection::GuardedConnection(QTcpSocket *socket, GuardedTcpServer &server)
+GuardedConnection::GuardedConnection(ClientSocket *socket, GuardedTcpServer &server)
     : m_socket(socket), m_server(server)
 {
     m_socket->setParent(this);
-    m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
     m_idleTimer.setSingleShot(true);
     m_requestTimer.setSingleShot(true);
     connect(&m_idleTimer, &QTimer::timeout, this, &GuardedConnection::close);
     connect(&m_requestTimer, &QTimer::timeout, this, [this] { refuse(408, "Request timeout"); });
-    connect(m_socket, &QTcpSocket::readyRead, this, &GuardedConnection::readSocket);
-    connect(m_socket, &QTcpSocket::disconnected, this, &GuardedConnection::peerLeft);
+    connect(m_socket, &ClientSocket::readable, this, &GuardedConnection::readSocket);
+    connect(m_socket, &ClientSocket::closed, this, &GuardedConnection::peerLeft);
     armIdle();
-    if (m_socket->bytesAvailable() > 0)
-        readSocket();
 }
 
 GuardedConnection::~GuardedConnection()
@@ -65,13 +63,7 @@ void GuardedConnection::readSocket()
     // Takes what the kernel has, in bounded steps, until a request is complete (then it goes to
     // QHttpServer and the rest waits in the kernel) or the framer refuses the input.
     while (!m_channel && !m_closing) {
-        const qint64 available = qMin(m_socket->bytesAvailable(), m_server.options().socketReadBufferBytes);
-        if (available <= 0)
-            return;
-        const qsizetype before = m_buffer.size();
-        m_buffer.resize(before + qsizetype(available));
-        const qint64 got = m_socket->read(m_buffer.data() + before, available);
-        m_buffer.resize(before + qsizetype(qMax<qint64>(0, got)));
+        const qint64 got = m_socket->readInto(m_buffer, m_server.options().socketReadBufferBytes);
         if (got <= 0)
             return;
         process();
@@ -129,6 +121,7 @@ void GuardedConnection::dispatch()
     m_channel = channel;
     connect(channel, &RequestChannel::responseReady, this, &GuardedConnection::respond);
     connect(channel, &RequestChannel::abandoned, this, [this] { refuse(400, "Malformed request"); });
+    m_socket->setReadingPaused(true);
     m_dispatching = true;
     m_server.hand(channel);
     channel->deliver();
@@ -143,17 +136,17 @@ void GuardedConnection::respond(const QByteArray &response, bool closeConnection
         finishIfDone();
         return;
     }
-    m_socket->write(response); // unbuffered: straight to the kernel unless it is full
+    m_socket->write(response);
     if (closeConnection || !keepAlive || m_draining) {
         close();
         return;
     }
     armIdle();
+    m_socket->setReadingPaused(false);
     if (m_dispatching)
         return; // answered at once: process()'s loop goes on with the next request
     process();
-    if (!m_channel && !m_closing && m_socket->bytesAvailable() > 0)
-        readSocket();
+    readSocket();
 }
 
 void GuardedConnection::refuse(int status, const QByteArray &reason)
@@ -183,11 +176,11 @@ void GuardedConnection::close()
     m_requestTimer.stop();
     m_buffer.clear();
     m_framer.reset();
-    if (m_socket->state() == QAbstractSocket::UnconnectedState) {
+    if (!m_socket->isOpen()) {
         finishIfDone();
         return;
     }
-    m_socket->disconnectFromHost(); // sends what is queued first; peerLeft() follows
+    m_socket->closeGracefully(); // sends what is queued first; peerLeft() follows
 }
 
 void GuardedConnection::drain()
@@ -213,7 +206,7 @@ void GuardedConnection::peerLeft()
 void GuardedConnection::finishIfDone()
 {
     // A request still with QHttpServer keeps this object (and its channel's receiver) alive.
-    if (m_channel || !(m_peerGone || m_socket->state() == QAbstractSocket::UnconnectedState))
+    if (m_channel || !(m_peerGone || !m_socket->isOpen()))
         return;
     deleteLater();
 }

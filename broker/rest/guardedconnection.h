@@ -10,10 +10,9 @@
 
 #include <optional>
 
-class QTcpSocket;
-
 namespace Broker::Rest {
 
+class ClientSocket;
 class GuardedTcpServer;
 class RequestChannel;
 
@@ -26,7 +25,7 @@ class GuardedConnection : public QObject
 {
     Q_OBJECT
 public:
-    GuardedConnection(QTcpSocket *socket, GuardedTcpServer &server);
+    GuardedConnection(ClientSocket *socket, GuardedTcpServer &server);
     ~GuardedConnection() override;
 
     // Close when idle, or after the response now being prepared.
@@ -43,7 +42,7 @@ private:
     void finishIfDone();
     void armIdle();
 
-    QTcpSocket *m_socket;
+    ClientSocket *m_socket;
     GuardedTcpServer &m_server;
     QByteArray m_buffer;                 // received, not yet handed on
     std::optional<RequestFramer> m_framer;

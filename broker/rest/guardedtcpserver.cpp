@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "guardedtcpserver.h"
 
+#include "clientsocket.h"
 #include "guardedconnection.h"
 #include "rawresponse.h"
 #include "requestchannel.h"
 
-#include <QTcpSocket>
 
 namespace Broker::Rest {
 
@@ -25,15 +25,7 @@ GuardedTcpServer::~GuardedTcpServer()
 
 void GuardedTcpServer::incomingConnection(qintptr descriptor)
 {
-    auto *socket = new QTcpSocket;
-    // Unbuffered: reads go straight into the connection's own buffer and unread bytes stay in the
-    // kernel (TCP pushes back while a request is being answered); writes go straight out. Qt's
-    // buffered mode would allocate 16-32 KiB ring-buffer chunks for every request.
-    if (!socket->setSocketDescriptor(descriptor, QAbstractSocket::ConnectedState,
-                                     QIODevice::ReadWrite | QIODevice::Unbuffered)) {
-        delete socket;
-        return;
-    }
+    auto *socket = new ClientSocket(descriptor);
     if (m_stopping || int(m_connections.size()) >= m_options.maxConnections) {
         ++m_refused;
         const QByteArray body = problemJson(503, QStringLiteral("Service Unavailable"),
@@ -44,8 +36,8 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
                                           {"Connection", "close"},
                                           {"Retry-After", "1"}},
                                     body));
-        connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-        socket->disconnectFromHost();
+        connect(socket, &ClientSocket::closed, socket, &QObject::deleteLater);
+        socket->closeGracefully();
         return;
     }
     auto *connection = new GuardedConnection(socket, *this);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "messagescontroller.h"
 
+#include "jsonwriter.h"
 #include "requestparsing.h"
 #include "serializers.h"
 
@@ -33,16 +34,20 @@ Result<void> readPublishOptions(const QJsonObject &body, qint64 maxDelayMs, NewM
     return {};
 }
 
-QJsonObject published(const PublishResult &result, bool batch)
+QByteArray published(const PublishResult &result, bool batch)
 {
-    QJsonObject json;
-    json.insert(QStringLiteral("success"), true);
-    if (batch)
-        json.insert(QStringLiteral("message_ids"), QJsonArray::fromStringList(result.messageIds));
-    else
-        json.insert(QStringLiteral("message_id"), result.messageIds.value(0));
-    json.insert(QStringLiteral("queue_size"), result.queueSize);
-    return json;
+    JsonWriter out;
+    out.beginObject().key("success").value(true);
+    if (batch) {
+        out.key("message_ids").beginArray();
+        for (const QString &id : result.messageIds)
+            out.value(id);
+        out.endArray();
+    } else {
+        out.key("message_id").value(result.messageIds.value(0));
+    }
+    out.key("queue_size").value(result.queueSize).endObject();
+    return out.text();
 }
 
 } // namespace
@@ -98,7 +103,7 @@ void MessagesController::publish(const ExchangePtr &exchange)
     }
     m_context.broker.publish(queue, {message}, exchange->user->id, [exchange](Result<PublishResult> result) {
         if (check(exchange, result))
-            exchange->sendJson(200, published(*result, false));
+            exchange->sendJsonText(200, published(*result, false));
     });
 }
 
@@ -137,7 +142,7 @@ void MessagesController::publishBatch(const ExchangePtr &exchange)
         return;
     m_context.broker.publish(queue, messages, exchange->user->id, [exchange](Result<PublishResult> result) {
         if (check(exchange, result))
-            exchange->sendJson(200, published(*result, true));
+            exchange->sendJsonText(200, published(*result, true));
     });
 }
 
@@ -180,17 +185,19 @@ void MessagesController::consume(const ExchangePtr &exchange)
                                      return;
                                  if (messages->isEmpty())
                                      return exchange->sendEmpty(204);
-                                 QJsonObject json;
+                                 JsonWriter out;
+                                 out.beginObject();
                                  if (single) {
-                                     json.insert(QStringLiteral("message"), messageJson(messages->first()));
+                                     out.key("message");
+                                     writeMessage(out, messages->first());
                                  } else {
-                                     QJsonArray array;
+                                     out.key("messages").beginArray();
                                      for (const Message &message : *messages)
-                                         array.append(messageJson(message));
-                                     json.insert(QStringLiteral("messages"), array);
+                                         writeMessage(out, message);
+                                     out.endArray();
                                  }
-                                 json.insert(QStringLiteral("acknowledged"), acknowledge);
-                                 exchange->sendJson(200, json);
+                                 out.key("acknowledged").value(acknowledge).endObject();
+                                 exchange->sendJsonText(200, out.text());
                              });
 }
 

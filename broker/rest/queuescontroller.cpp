@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "queuescontroller.h"
 
+#include "jsonwriter.h"
 #include "requestparsing.h"
 #include "serializers.h"
 
@@ -145,14 +146,17 @@ void QueuesController::browse(const ExchangePtr &exchange)
     m_context.broker.browse(name, *offset, *limit, [exchange](Result<BrowsePage> page) {
         if (!check(exchange, page))
             return;
-        QJsonArray messages;
+        JsonWriter out;
+        out.beginObject().key("messages").beginArray();
         for (const Message &message : page->messages)
-            messages.append(messageJson(message));
-        QJsonObject json;
-        json.insert(QStringLiteral("messages"), messages);
-        json.insert(QStringLiteral("total"), page->total);
-        json.insert(QStringLiteral("next_offset"), page->nextOffset >= 0 ? QJsonValue(page->nextOffset) : QJsonValue());
-        exchange->sendJson(200, json);
+            writeMessage(out, message);
+        out.endArray().key("total").value(page->total).key("next_offset");
+        if (page->nextOffset >= 0)
+            out.value(page->nextOffset);
+        else
+            out.null();
+        out.endObject();
+        exchange->sendJsonText(200, out.text());
     });
 }
 

@@ -12,7 +12,7 @@ using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 // The reason phrase of a status code ("Not Found").
 QByteArray reasonPhrase(int status);
 
-// A complete HTTP/1.1 response with Content-Length. With `headRequest` the body is left out but
+// A complete HTTP/1.1 response with Content-Length (none for 1xx, 204 and 304). With `headRequest` the body is left out but
 // its length is still announced (RFC 9110, 9.3.2).
 QByteArray buildResponse(int status, const HeaderList &headers, const QByteArray &body, bool headRequest = false);
 

@@ -26,9 +26,14 @@ void RequestChannel::deliver()
     Q_EMIT readyRead();
 }
 
-qint64 RequestChannel::bytesAvailable() const
+bool RequestChannel::seek(qint64 position)
 {
-    return QIODevice::bytesAvailable() + (m_request.size() - m_readPos);
+    // Writing moves QIODevice's position past the request, so any position is accepted; reads
+    // from beyond the request find nothing.
+    if (position < 0)
+        return false;
+    m_readPos = qsizetype(qMin<qint64>(position, m_request.size()));
+    return QIODevice::seek(position);
 }
 
 qint64 RequestChannel::readData(char *data, qint64 maxSize)
@@ -43,7 +48,16 @@ qint64 RequestChannel::readData(char *data, qint64 maxSize)
 
 qint64 RequestChannel::readLineData(char *data, qint64 maxSize)
 {
-    return QIODevice::readLineData(data, maxSize);
+    // QHttpServer reads the head line by line; QIODevice's default would do it a byte at a time.
+    qsizetype count = qsizetype(qMin<qint64>(maxSize, m_request.size() - m_readPos));
+    const qsizetype newline = m_request.indexOf('\n', m_readPos);
+    if (newline >= 0 && newline - m_readPos + 1 < count)
+        count = newline - m_readPos + 1;
+    if (count <= 0)
+        return 0;
+    std::memcpy(data, m_request.constData() + m_readPos, size_t(count));
+    m_readPos += count;
+    return count;
 }
 
 qint64 RequestChannel::writeData(const char *data, qint64 size)

@@ -43,7 +43,11 @@ public:
     void markClientGone() { m_clientGone = true; }
     bool isClientGone() const { return m_clientGone; }
 
-    qint64 bytesAvailable() const override;
+    // A random-access device to QIODevice: QHttpServer's transactional readAll() then reads the
+    // request in one exact-size piece instead of copying it through a 16 KiB ring buffer.
+    bool isSequential() const override { return false; }
+    qint64 size() const override { return m_request.size(); }
+    bool seek(qint64 position) override;
     void disconnectFromHost() override;
 
 Q_SIGNALS:

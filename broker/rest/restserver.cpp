@@ -66,7 +66,7 @@ bool RestServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *so
     auto *channel = qobject_cast<RequestChannel *>(socket);
     if (!channel)
         return false; // only the guarded server feeds this one
-    auto exchange = std::make_shared<Exchange>(request, makeResponder(request, socket), channel);
+    auto exchange = std::make_shared<Exchange>(request, channel);
     dispatch(exchange);
     return true;
 }

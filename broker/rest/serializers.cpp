@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "serializers.h"
 
+#include "jsonwriter.h"
+
 #include "core/messageid.h"
 
 #include <QJsonArray>
@@ -21,16 +23,6 @@ QByteArray compactJson(const QJsonValue &value)
         return QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact);
     QByteArray wrapped = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact);
     return wrapped.mid(1, wrapped.size() - 2); // strip the brackets
-}
-
-QJsonValue parseJsonValue(const QByteArray &text)
-{
-    if (text.startsWith('{'))
-        return QJsonDocument::fromJson(text).object();
-    if (text.startsWith('['))
-        return QJsonDocument::fromJson(text).array();
-    const QJsonDocument wrapped = QJsonDocument::fromJson('[' + text + ']');
-    return wrapped.isArray() ? wrapped.array().at(0) : QJsonValue(QJsonValue::Undefined);
 }
 
 QJsonObject queueJson(const QueueInfo &queue, bool detail)
@@ -79,28 +71,31 @@ QJsonObject queueJson(const QueueInfo &queue, bool detail)
     return json;
 }
 
-QJsonObject messageJson(const Message &message)
+void writeMessage(JsonWriter &out, const Message &message)
 {
-    QJsonObject json;
-    json.insert(QStringLiteral("id"), message.id);
-    json.insert(QStringLiteral("timestamp"), message.timestamp);
-    json.insert(QStringLiteral("data"), parseJsonValue(message.data));
-    json.insert(QStringLiteral("publisher"), message.publisher);
-    json.insert(QStringLiteral("delivery_count"), message.deliveryCount);
-    json.insert(QStringLiteral("receipt"), message.receipt.isEmpty() ? QJsonValue() : QJsonValue(message.receipt));
-    json.insert(QStringLiteral("priority"), message.priority);
+    out.beginObject();
+    out.key("id").value(message.id);
+    out.key("timestamp").value(message.timestamp);
+    out.key("data").raw(message.data);
+    out.key("publisher").value(message.publisher);
+    out.key("delivery_count").value(message.deliveryCount);
+    if (message.receipt.isEmpty())
+        out.key("receipt").null();
+    else
+        out.key("receipt").value(message.receipt);
+    out.key("priority").value(message.priority);
     if (!message.headers.isEmpty())
-        json.insert(QStringLiteral("headers"), message.headers);
+        out.key("headers").raw(compactJson(message.headers));
     if (message.leaseDeadlineMs > 0)
-        json.insert(QStringLiteral("visible_at"), unixSeconds(message.leaseDeadlineMs));
+        out.key("visible_at").value(unixSeconds(message.leaseDeadlineMs));
     if (!message.group.isEmpty())
-        json.insert(QStringLiteral("group"), message.group);
+        out.key("group").value(message.group);
     if (!message.originQueue.isEmpty()) {
-        json.insert(QStringLiteral("origin_queue"), message.originQueue);
-        json.insert(QStringLiteral("dead_letter_reason"), message.deadLetterReason);
-        json.insert(QStringLiteral("dead_lettered_at"), message.deadLetteredAt);
+        out.key("origin_queue").value(message.originQueue);
+        out.key("dead_letter_reason").value(message.deadLetterReason);
+        out.key("dead_lettered_at").value(message.deadLetteredAt);
     }
-    return json;
+    out.endObject();
 }
 
 QJsonObject userJson(const User &user)

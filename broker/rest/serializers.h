@@ -11,14 +11,15 @@
 
 namespace Broker::Rest {
 
+class JsonWriter;
+
 // Compact JSON text of any value (QJsonDocument holds only objects and arrays).
 QByteArray compactJson(const QJsonValue &value);
-// The value of compact JSON text made by compactJson(); Undefined when it is not JSON.
-QJsonValue parseJsonValue(const QByteArray &text);
 
 // gCore's queue fields (name, created, message_count, stats, config); `detail` adds ours.
 QJsonObject queueJson(const QueueInfo &queue, bool detail);
-QJsonObject messageJson(const Message &message);
+// Messages are written as text: their data is embedded as stored (compact JSON), unparsed.
+void writeMessage(JsonWriter &out, const Message &message);
 // Never a key or a hash.
 QJsonObject userJson(const User &user);
 QJsonObject eventJson(const MessageEvent &event);

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rest/jsonwriter.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace Broker::Rest;
+
+class TestJsonWriter : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void stringsReadBackUnchanged_data();
+    void stringsReadBackUnchanged();
+    void structure();
+};
+
+void TestJsonWriter::stringsReadBackUnchanged_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addRow("plain") << "hello";
+    QTest::addRow("quotes-and-backslash") << R"(say "hi" \ bye)";
+    QTest::addRow("controls") << QString::fromUtf8("a\nb\rc\td\be\ff\x01g\x1f");
+    QTest::addRow("unicode") << QString::fromUtf8("zürich ☃ \xF0\x9F\x98\x80");
+    QTest::addRow("slash") << "a/b</script>";
+    QTest::addRow("empty") << "";
+}
+
+void TestJsonWriter::stringsReadBackUnchanged()
+{
+    QFETCH(QString, text);
+    JsonWriter out;
+    out.beginObject().key("s").value(text).endObject();
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(out.text(), &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QCOMPARE(document.object().value("s").toString(), text);
+}
+
+void TestJsonWriter::structure()
+{
+    JsonWriter out;
+    out.beginObject()
+        .key("n").value(qint64(-42))
+        .key("d").value(1795978046.623)
+        .key("b").value(false)
+        .key("z").null()
+        .key("a").beginArray().value(1).raw(R"({"x":[1,2]})").beginObject().endObject().endArray()
+        .key("r").raw("\"raw\"")
+        .endObject();
+    QCOMPARE(out.text(), QByteArray(R"({"n":-42,"d":1795978046.623,"b":false,"z":null,"a":[1,{"x":[1,2]},{}],"r":"raw"})"));
+    QVERIFY(QJsonDocument::fromJson(out.text()).isObject());
+}
+
+QTEST_APPLESS_MAIN(TestJsonWriter)
+#include "tst_jsonwriter.moc"
