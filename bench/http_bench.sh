@@ -98,6 +98,16 @@ run consume consume.lua 1
 run batch_publish batch.lua 100
 busy_rss=$(rss_kb "$pid")
 
+# A 500 MiB upload, with Content-Length and chunked: refused, without the server growing by
+# more than a fraction of the body limit.
+before_upload=$(rss_kb "$pid")
+upload() {
+    head -c 524288000 /dev/zero | curl -s -o /dev/null -w '%{http_code}' -X POST -H "X-API-Key: $key" \
+        -H 'Content-Type: application/json' "$@" --data-binary @- "$url/messages/bench" || true
+}
+upload_status="$(upload -H 'Content-Length: 524288000')/$(upload -H 'Transfer-Encoding: chunked')"
+upload_growth_kb=$(( $(rss_kb "$pid") - before_upload ))
+
 # 10,000 queues, then GET /queues.
 python3 - "$port" "$key" <<'PY'
 import http.client, sys
@@ -127,12 +137,14 @@ printf 'RSS idle / after runs / 10k queues: %s / %s / %s MB\n' \
     "$(awk -v k="$busy_rss" 'BEGIN { printf "%.1f", k / 1024 }')" \
     "$(awk -v k="$queues_rss" 'BEGIN { printf "%.1f", k / 1024 }')"
 printf 'GET /queues with 10,000 queues: %s ms (median of 5)\n' "$list_ms"
+printf '500 MiB upload (length/chunked): HTTP %s, server RSS growth %s KiB\n' "$upload_status" "$upload_growth_kb"
 
 mkdir -p "$(dirname "$out")"
 {
     printf '{"duration_s":%s,"connections":%s,"threads":%s,"ready_ms":%s,' "$duration" "$connections" "$threads" "$ready_ms"
-    printf '"rss_idle_kb":%s,"rss_after_runs_kb":%s,"rss_10k_queues_kb":%s,"list_10k_queues_ms":%s,"scenarios":[' \
+    printf '"rss_idle_kb":%s,"rss_after_runs_kb":%s,"rss_10k_queues_kb":%s,"list_10k_queues_ms":%s,' \
         "$idle_rss" "$busy_rss" "$queues_rss" "$list_ms"
+    printf '"upload_500mib_status":"%s","upload_500mib_rss_growth_kb":%s,"scenarios":[' "$upload_status" "$upload_growth_kb"
     awk 'NR > 1 { printf "," } { printf "{\"name\":\"%s\",\"requests_per_second\":%s,\"messages_per_second\":%s,\"p50_ms\":%s,\"p99_ms\":%s,\"non_2xx\":%s}", $1, $2, $3, $4, $5, $6 }' "$results"
     printf ']}\n'
 } > "$out"

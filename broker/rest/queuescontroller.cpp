@@ -66,12 +66,12 @@ void QueuesController::create(const ExchangePtr &exchange)
     m_context.broker.createQueue(name, *config, [exchange](Result<QueueInfo> created) {
         if (!check(exchange, created))
             return;
-        QJsonObject json;
-        json.insert(QStringLiteral("success"), true);
-        json.insert(QStringLiteral("queue"), created->name);
-        json.insert(QStringLiteral("created"), qint64(created->created));
-        json.insert(QStringLiteral("config"), created->config.toJson());
-        exchange->sendJson(200, json);
+        JsonWriter out;
+        out.beginObject().key("success").value(true).key("queue").value(created->name);
+        out.key("created").value(qint64(created->created)).key("config");
+        writeQueueConfig(out, created->config);
+        out.endObject();
+        exchange->sendJsonText(200, out.text());
     });
 }
 
@@ -82,13 +82,12 @@ void QueuesController::list(const ExchangePtr &exchange)
     m_context.broker.listQueues([exchange](Result<QList<QueueInfo>> queues) {
         if (!check(exchange, queues))
             return;
-        QJsonArray array;
+        JsonWriter out;
+        out.beginObject().key("queues").beginArray();
         for (const QueueInfo &queue : *queues)
-            array.append(queueJson(queue, false));
-        QJsonObject json;
-        json.insert(QStringLiteral("queues"), array);
-        json.insert(QStringLiteral("count"), array.size());
-        exchange->sendJson(200, json);
+            writeQueue(out, queue, false);
+        out.endArray().key("count").value(qint64(queues->size())).endObject();
+        exchange->sendJsonText(200, out.text());
     });
 }
 
@@ -98,8 +97,11 @@ void QueuesController::detail(const ExchangePtr &exchange)
     if (!check(exchange, Validation::queueName(name)) || !m_context.permit(exchange, QStringLiteral("list_queues")))
         return;
     m_context.broker.queueInfo(name, [exchange](Result<QueueInfo> info) {
-        if (check(exchange, info))
-            exchange->sendJson(200, queueJson(*info, true));
+        if (!check(exchange, info))
+            return;
+        JsonWriter out;
+        writeQueue(out, *info, true);
+        exchange->sendJsonText(200, out.text());
     });
 }
 

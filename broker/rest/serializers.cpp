@@ -25,50 +25,72 @@ QByteArray compactJson(const QJsonValue &value)
     return wrapped.mid(1, wrapped.size() - 2); // strip the brackets
 }
 
-QJsonObject queueJson(const QueueInfo &queue, bool detail)
+void writeQueueConfig(JsonWriter &out, const QueueConfig &config)
 {
-    QJsonObject json;
-    json.insert(QStringLiteral("name"), queue.name);
-    json.insert(QStringLiteral("created"), queue.created);
-    json.insert(QStringLiteral("message_count"), queue.depth);
-    QJsonObject stats;
-    stats.insert(QStringLiteral("publish_count"), queue.counters.published);
-    stats.insert(QStringLiteral("consume_count"), queue.counters.delivered);
-    json.insert(QStringLiteral("config"), queue.config.toJson());
+    out.beginObject();
+    out.key("dead_letter_queue");
+    if (config.deadLetterQueue.isEmpty())
+        out.null();
+    else
+        out.value(config.deadLetterQueue);
+    out.key("max_deliveries").value(config.maxDeliveries);
+    out.key("max_size").value(config.maxSize);
+    out.key("ttl").value(config.ttlSeconds);
+    out.key("type").value(config.type);
+    out.key("visibility_timeout").value(config.visibilityTimeoutSeconds);
+    out.endObject();
+}
+
+void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail)
+{
+    out.beginObject();
+    out.key("name").value(queue.name);
+    out.key("created").value(queue.created);
+    out.key("message_count").value(queue.depth);
+    out.key("config");
+    writeQueueConfig(out, queue.config);
+    out.key("stats").beginObject();
+    out.key("publish_count").value(queue.counters.published);
+    out.key("consume_count").value(queue.counters.delivered);
+    if (detail) {
+        out.key("ack_count").value(queue.counters.acked);
+        out.key("nack_count").value(queue.counters.nacked);
+        out.key("expired_count").value(queue.counters.expired);
+        out.key("dead_letter_count").value(queue.counters.deadLettered);
+        out.key("dropped_count").value(queue.counters.dropped);
+        out.key("redrive_count").value(queue.counters.redriven);
+    }
+    out.endObject();
     if (!detail) {
-        json.insert(QStringLiteral("stats"), stats);
-        return json;
+        out.endObject();
+        return;
     }
-    stats.insert(QStringLiteral("ack_count"), queue.counters.acked);
-    stats.insert(QStringLiteral("nack_count"), queue.counters.nacked);
-    stats.insert(QStringLiteral("expired_count"), queue.counters.expired);
-    stats.insert(QStringLiteral("dead_letter_count"), queue.counters.deadLettered);
-    stats.insert(QStringLiteral("dropped_count"), queue.counters.dropped);
-    stats.insert(QStringLiteral("redrive_count"), queue.counters.redriven);
-    json.insert(QStringLiteral("stats"), stats);
-    json.insert(QStringLiteral("type"), queue.config.type);
-    json.insert(QStringLiteral("in_flight"), queue.inFlight);
-    json.insert(QStringLiteral("delayed"), queue.delayed);
-    json.insert(QStringLiteral("dead_lettered"), queue.counters.deadLettered);
-    QJsonObject rates;
-    rates.insert(QStringLiteral("publish_per_second"), queue.rates.publish1s);
-    rates.insert(QStringLiteral("publish_per_second_1m"), queue.rates.publish1m);
-    rates.insert(QStringLiteral("consume_per_second"), queue.rates.consume1s);
-    rates.insert(QStringLiteral("consume_per_second_1m"), queue.rates.consume1m);
-    json.insert(QStringLiteral("rates"), rates);
+    out.key("type").value(queue.config.type);
+    out.key("in_flight").value(queue.inFlight);
+    out.key("delayed").value(queue.delayed);
+    out.key("dead_lettered").value(queue.counters.deadLettered);
+    out.key("rates").beginObject();
+    out.key("publish_per_second").value(queue.rates.publish1s);
+    out.key("publish_per_second_1m").value(queue.rates.publish1m);
+    out.key("consume_per_second").value(queue.rates.consume1s);
+    out.key("consume_per_second_1m").value(queue.rates.consume1m);
+    out.endObject();
     if (!queue.groups.isEmpty()) {
-        QJsonArray groups;
+        out.key("groups").beginArray();
         for (const ConsumerGroupInfo &group : queue.groups) {
-            QJsonObject g;
-            g.insert(QStringLiteral("name"), group.name);
-            g.insert(QStringLiteral("pending"), group.pending);
-            g.insert(QStringLiteral("lag"), group.lag);
-            g.insert(QStringLiteral("consumers"), QJsonArray::fromStringList(group.consumers));
-            groups.append(g);
+            out.beginObject();
+            out.key("name").value(group.name);
+            out.key("pending").value(group.pending);
+            out.key("lag").value(group.lag);
+            out.key("consumers").beginArray();
+            for (const QString &consumer : group.consumers)
+                out.value(consumer);
+            out.endArray();
+            out.endObject();
         }
-        json.insert(QStringLiteral("groups"), groups);
+        out.endArray();
     }
-    return json;
+    out.endObject();
 }
 
 void writeMessage(JsonWriter &out, const Message &message)
