@@ -2,6 +2,7 @@
 // brokerd as a user runs it: arguments, exit codes, messages, keys shown once, SIGTERM.
 #include <QFile>
 #include <QProcess>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -39,6 +40,7 @@ private Q_SLOTS:
     void exitCodes();
     void keysAreShownOnce();
     void stopsCleanlyOnSigterm();
+    void busyPortExitsWithSix();
 };
 
 void TestBrokerd::versionAndHelp()
@@ -120,6 +122,18 @@ void TestBrokerd::stopsCleanlyOnSigterm()
         QCOMPARE(process.exitStatus(), QProcess::NormalExit);
         QCOMPARE(process.exitCode(), 0);
     }
+}
+
+void TestBrokerd::busyPortExitsWithSix()
+{
+    QTcpServer occupier;
+    QVERIFY(occupier.listen(QHostAddress::LocalHost, 0));
+    QTemporaryDir dir;
+    copy(BROKER_SOURCE_DIR "/config/message_broker.yaml", dir.filePath("message_broker.yaml"));
+    copy(BROKER_SOURCE_DIR "/config/users.yaml.example", dir.filePath("users.yaml"));
+    const Run result = run({"--config", dir.filePath("message_broker.yaml"), "--port", QString::number(occupier.serverPort())});
+    QCOMPARE(result.exitCode, 6);
+    QVERIFY2(result.err.contains("cannot listen on 127.0.0.1:" + QByteArray::number(occupier.serverPort())), result.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestBrokerd)
