@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "messagescontroller.h"
 
+#include "jsonscanner.h"
 #include "jsonwriter.h"
 #include "requestparsing.h"
 #include "serializers.h"
@@ -9,6 +10,9 @@
 #include "security/validation.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
+
+#include <optional>
 
 namespace Broker::Rest {
 
@@ -32,6 +36,31 @@ Result<void> readPublishOptions(const QJsonObject &body, qint64 maxDelayMs, NewM
     message.delayMs = qint64(*delay * 1000.0);
     message.headers = headers.toObject();
     return {};
+}
+
+// A publish body read with JsonScanner: the message value(s) stay text, taken from the body as
+// they are (made compact); the few other members are parsed as JSON.
+struct PublishBody
+{
+    QJsonObject options;            // priority, delay, headers
+    std::optional<JsonSpan> payload; // "message" or "messages"
+};
+
+Result<PublishBody> readPublishBody(const QByteArray &body, const char *payloadKey, int maxDepth)
+{
+    const Result<QList<JsonScanner::Member>> members = JsonScanner::objectMembers(body, maxDepth);
+    if (!members)
+        return members.error();
+    PublishBody result;
+    for (const JsonScanner::Member &member : *members) {
+        if (member.key == QLatin1StringView(payloadKey)) {
+            result.payload = member.value;
+        } else if (member.key == u"priority" || member.key == u"delay" || member.key == u"headers") {
+            const QByteArray text = '[' + body.mid(member.value.begin, member.value.size()) + ']';
+            result.options.insert(member.key, QJsonDocument::fromJson(text).array().at(0));
+        }
+    }
+    return result;
 }
 
 QByteArray published(const PublishResult &result, bool batch)
@@ -87,17 +116,16 @@ void MessagesController::publish(const ExchangePtr &exchange)
     const QString queue = exchange->params.value(0);
     if (!check(exchange, Validation::queueName(queue)))
         return;
-    const Result<QJsonObject> body = exchange->jsonBody(m_context.options.maxJsonDepth, false);
+    const Result<PublishBody> body = readPublishBody(exchange->body(), "message", m_context.options.maxJsonDepth);
     if (!check(exchange, body))
         return;
-    const QJsonValue value = body->value(QStringLiteral("message"));
-    if (value.isUndefined() || value.isNull())
-        return exchange->sendProblem(400, QStringLiteral("Message is required"));
     NewMessage message;
-    if (!check(exchange, readPublishOptions(*body, m_context.broker.options().maxDelayMs, message)))
-        return;
-    message.data = compactJson(value);
-    if (!check(exchange, Validation::messageSize(message.data.size(), m_context.broker.options().maxMessageBytes))
+    if (body->payload)
+        message.data = JsonScanner::compact(exchange->body(), *body->payload);
+    if (message.data.isEmpty() || message.data == "null")
+        return exchange->sendProblem(400, QStringLiteral("Message is required"));
+    if (!check(exchange, readPublishOptions(body->options, m_context.broker.options().maxDelayMs, message))
+        || !check(exchange, Validation::messageSize(message.data.size(), m_context.broker.options().maxMessageBytes))
         || !m_context.permit(exchange, AccessPolicy::publish(queue))) {
         return;
     }
@@ -112,28 +140,30 @@ void MessagesController::publishBatch(const ExchangePtr &exchange)
     const QString queue = exchange->params.value(0);
     if (!check(exchange, Validation::queueName(queue)))
         return;
-    const Result<QJsonObject> body = exchange->jsonBody(m_context.options.maxJsonDepth, false);
+    const QByteArray &text = exchange->body();
+    const Result<PublishBody> body = readPublishBody(text, "messages", m_context.options.maxJsonDepth);
     if (!check(exchange, body))
         return;
-    const QJsonValue list = body->value(QStringLiteral("messages"));
-    if (!list.isArray() || list.toArray().isEmpty())
+    const QList<JsonSpan> values = body->payload && text.at(body->payload->begin) == '['
+        ? JsonScanner::arrayElements(text, *body->payload)
+        : QList<JsonSpan>{};
+    if (values.isEmpty())
         return exchange->sendProblem(400, QStringLiteral("Messages are required"),
                                      QStringLiteral("Expected a non-empty array 'messages'"));
-    const QJsonArray values = list.toArray();
     const int maxBatch = m_context.broker.options().maxBatch;
     if (values.size() > maxBatch)
         return exchange->sendProblem(400, QStringLiteral("Too many messages in one batch (at most %1)").arg(maxBatch));
     NewMessage shared;
-    if (!check(exchange, readPublishOptions(*body, m_context.broker.options().maxDelayMs, shared)))
+    if (!check(exchange, readPublishOptions(body->options, m_context.broker.options().maxDelayMs, shared)))
         return;
     QList<NewMessage> messages;
     messages.reserve(values.size());
-    for (const QJsonValue &value : values) {
-        if (value.isNull())
+    for (const JsonSpan &value : values) {
+        NewMessage message = shared;
+        message.data = JsonScanner::compact(text, value);
+        if (message.data == "null")
             return exchange->sendProblem(400, QStringLiteral("Message is required"),
                                          QStringLiteral("Message %1 of the batch is null").arg(messages.size()));
-        NewMessage message = shared;
-        message.data = compactJson(value);
         if (!check(exchange, Validation::messageSize(message.data.size(), m_context.broker.options().maxMessageBytes)))
             return;
         messages.append(std::move(message));

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "jsonscanner.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <cctype>
+#include <limits>
+
+namespace Broker::Rest {
+
+namespace {
+
+class Scanner
+{
+public:
+    Scanner(QByteArrayView text, int maxDepth, qsizetype start = 0) : m_text(text), m_maxDepth(maxDepth), m_pos(start)
+    {
+    }
+
+    // Scans one value at m_pos; on success m_pos is just past it.
+    bool value(int depth)
+    {
+        skipSpace();
+        if (m_pos >= m_text.size())
+            return fail("unexpected end of input");
+        switch (m_text[m_pos]) {
+        case '{': return object(depth + 1);
+        case '[': return array(depth + 1);
+        case '"': return string();
+        case 't': return literal("true");
+        case 'f': return literal("false");
+        case 'n': return literal("null");
+        default: return number();
+        }
+    }
+
+    bool object(int depth, QList<JsonScanner::Member> *members = nullptr)
+    {
+        if (depth > m_maxDepth)
+            return tooDeep();
+        ++m_pos; // '{'
+        skipSpace();
+        if (peek() == '}') {
+            ++m_pos;
+            return true;
+        }
+        for (;;) {
+            skipSpace();
+            if (peek() != '"')
+                return fail("expected a member name");
+            const qsizetype keyBegin = m_pos;
+            if (!string())
+                return false;
+            const JsonSpan key{keyBegin, m_pos};
+            skipSpace();
+            if (peek() != ':')
+                return fail("expected ':'");
+            ++m_pos;
+            skipSpace();
+            const qsizetype valueBegin = m_pos;
+            if (!value(depth))
+                return false;
+            if (members)
+                members->append({decodeKey(key), JsonSpan{valueBegin, m_pos}});
+            skipSpace();
+            if (peek() == ',') {
+                ++m_pos;
+                continue;
+            }
+            if (peek() == '}') {
+                ++m_pos;
+                return true;
+            }
+            return fail("expected ',' or '}'");
+        }
+    }
+
+    bool array(int depth)
+    {
+        if (depth > m_maxDepth)
+            return tooDeep();
+        ++m_pos; // '['
+        skipSpace();
+        if (peek() == ']') {
+            ++m_pos;
+            return true;
+        }
+        for (;;) {
+            if (!value(depth))
+                return false;
+            skipSpace();
+            if (peek() == ',') {
+                ++m_pos;
+                continue;
+            }
+            if (peek() == ']') {
+                ++m_pos;
+                return true;
+            }
+            return fail("expected ',' or ']'");
+        }
+    }
+
+    bool string()
+    {
+        ++m_pos; // '"'
+        while (m_pos < m_text.size()) {
+            const auto c = static_cast<unsigned char>(m_text[m_pos]);
+            if (c == '"') {
+                ++m_pos;
+                return true;
+            }
+            if (c < 0x20)
+                return fail("control character in a string");
+            if (c == '\\') {
+                if (!escape())
+                    return false;
+                continue;
+            }
+            if (c < 0x80) {
+                ++m_pos;
+                continue;
+            }
+            if (!utf8Sequence(c))
+                return fail("invalid UTF-8 in a string");
+        }
+        return fail("unterminated string");
+    }
+
+    bool atEnd()
+    {
+        skipSpace();
+        return m_pos == m_text.size() || fail("unexpected text after the value");
+    }
+
+    char peek() const { return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
+    qsizetype position() const { return m_pos; }
+    void advance() { ++m_pos; }
+    const Error &error() const { return m_error; }
+
+    void skipSpace()
+    {
+        while (m_pos < m_text.size()) {
+            const char c = m_text[m_pos];
+            if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+                return;
+            ++m_pos;
+        }
+    }
+
+private:
+    bool escape()
+    {
+        ++m_pos; // '\'
+        if (m_pos >= m_text.size())
+            return fail("unterminated string");
+        const char c = m_text[m_pos++];
+        if (c == 'u') {
+            for (int i = 0; i < 4; ++i, ++m_pos) {
+                if (m_pos >= m_text.size() || !std::isxdigit(static_cast<unsigned char>(m_text[m_pos])))
+                    return fail("invalid \\u escape");
+            }
+            return true;
+        }
+        if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't')
+            return true;
+        return fail("invalid escape");
+    }
+
+    // Checks one multi-byte UTF-8 sequence starting with `lead` (RFC 3629: no overlong forms, no
+    // surrogates, nothing above U+10FFFF).
+    bool utf8Sequence(unsigned char lead)
+    {
+        int length;
+        quint32 code;
+        if (lead >= 0xC2 && lead <= 0xDF) {
+            length = 2;
+            code = lead & 0x1F;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            length = 3;
+            code = lead & 0x0F;
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            length = 4;
+            code = lead & 0x07;
+        } else {
+            return false;
+        }
+        if (m_pos + length > m_text.size())
+            return false;
+        for (int i = 1; i < length; ++i) {
+            const auto c = static_cast<unsigned char>(m_text[m_pos + i]);
+            if ((c & 0xC0) != 0x80)
+                return false;
+            code = (code << 6) | (c & 0x3F);
+        }
+        if ((length == 3 && (code < 0x800 || (code >= 0xD800 && code <= 0xDFFF))) || (length == 4 && (code < 0x10000 || code > 0x10FFFF)))
+            return false;
+        m_pos += length;
+        return true;
+    }
+
+    bool literal(const char *word)
+    {
+        const QByteArrayView expected(word);
+        if (m_text.sliced(m_pos).startsWith(expected)) {
+            m_pos += expected.size();
+            return true;
+        }
+        return fail("invalid literal");
+    }
+
+    bool number()
+    {
+        const auto digit = [this] { return m_pos < m_text.size() && m_text[m_pos] >= '0' && m_text[m_pos] <= '9'; };
+        if (peek() == '-')
+            ++m_pos;
+        if (peek() == '0') {
+            ++m_pos;
+        } else if (digit()) {
+            while (digit())
+                ++m_pos;
+        } else {
+            return fail("invalid value");
+        }
+        if (peek() == '.') {
+            ++m_pos;
+            if (!digit())
+                return fail("invalid number");
+            while (digit())
+                ++m_pos;
+        }
+        if (peek() == 'e' || peek() == 'E') {
+            ++m_pos;
+            if (peek() == '+' || peek() == '-')
+                ++m_pos;
+            if (!digit())
+                return fail("invalid number");
+            while (digit())
+                ++m_pos;
+        }
+        return true;
+    }
+
+    QString decodeKey(JsonSpan key) const
+    {
+        const QByteArrayView inner = m_text.sliced(key.begin + 1, key.size() - 2);
+        if (!inner.contains('\\'))
+            return QString::fromUtf8(inner);
+        const QJsonDocument wrapped = QJsonDocument::fromJson("[" + m_text.sliced(key.begin, key.size()).toByteArray() + "]");
+        return wrapped.array().at(0).toString();
+    }
+
+    bool fail(const char *reason)
+    {
+        m_error = Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid JSON"),
+                        QStringLiteral("At offset %1: %2").arg(m_pos).arg(QLatin1StringView(reason))};
+        return false;
+    }
+
+    bool tooDeep()
+    {
+        m_error = Error{ErrorCode::InvalidArgument,
+                        QStringLiteral("JSON nested too deeply (at most %1 levels)").arg(m_maxDepth)};
+        return false;
+    }
+
+    QByteArrayView m_text;
+    int m_maxDepth;
+    qsizetype m_pos;
+    Error m_error;
+};
+
+} // namespace
+
+Result<QList<JsonScanner::Member>> JsonScanner::objectMembers(QByteArrayView text, int maxDepth)
+{
+    Scanner scanner(text, maxDepth);
+    scanner.skipSpace();
+    if (scanner.peek() != '{') {
+        if (!scanner.value(0) || !scanner.atEnd())
+            return scanner.error();
+        return Error{ErrorCode::InvalidArgument, QStringLiteral("Request body must be a JSON object")};
+    }
+    QList<Member> members;
+    if (!scanner.object(1, &members) || !scanner.atEnd())
+        return scanner.error();
+    return members;
+}
+
+QList<JsonSpan> JsonScanner::arrayElements(QByteArrayView text, JsonSpan span)
+{
+    QList<JsonSpan> elements;
+    Scanner scanner(text, std::numeric_limits<int>::max(), span.begin);
+    if (scanner.peek() != '[')
+        return elements;
+    scanner.advance();
+    for (;;) {
+        scanner.skipSpace();
+        if (scanner.peek() == ']' || scanner.position() >= span.end)
+            return elements;
+        const qsizetype begin = scanner.position();
+        if (!scanner.value(0))
+            return elements; // not reached for a validated array
+        elements.append(JsonSpan{begin, scanner.position()});
+        scanner.skipSpace();
+        if (scanner.peek() == ',')
+            scanner.advance();
+    }
+}
+
+QByteArray JsonScanner::compact(QByteArrayView text, JsonSpan span)
+{
+    QByteArray out;
+    out.reserve(span.size());
+    bool inString = false;
+    for (qsizetype i = span.begin; i < span.end; ++i) {
+        const char c = text[i];
+        if (inString) {
+            out += c;
+            if (c == '\\' && i + 1 < span.end)
+                out += text[++i];
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            continue;
+        if (c == '"')
+            inString = true;
+        out += c;
+    }
+    return out;
+}
+
+} // namespace Broker::Rest

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rest/jsonscanner.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace Broker::Rest;
+
+class TestJsonScanner : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void followsRfc8259_data();
+    void followsRfc8259();
+    void membersAndElements();
+    void nesting();
+};
+
+void TestJsonScanner::followsRfc8259_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<bool>("valid");
+    QTest::addRow("empty-object") << QByteArray("{}") << true;
+    QTest::addRow("spaces") << QByteArray(" \n{ \"a\" : [ 1 , 2.5e-3 , -0 , true , null , \"x\" ] }\t") << true;
+    QTest::addRow("escapes") << QByteArray(R"({"a":"q\"\\\/\b\f\n\r\t\u00e9"})") << true;
+    QTest::addRow("utf8") << QByteArray("{\"a\":\"z\xc3\xbcrich \xe2\x98\x83 \xf0\x9f\x98\x80\"}") << true;
+    QTest::addRow("deep-ok") << QByteArray("{\"a\":" + QByteArray(60, '[') + QByteArray(60, ']') + "}") << true;
+    QTest::addRow("trailing-comma") << QByteArray(R"({"a":1,})") << false;
+    QTest::addRow("single-quotes") << QByteArray("{'a':1}") << false;
+    QTest::addRow("leading-zero") << QByteArray(R"({"a":01})") << false;
+    QTest::addRow("bare-dot") << QByteArray(R"({"a":1.})") << false;
+    QTest::addRow("plus") << QByteArray(R"({"a":+1})") << false;
+    QTest::addRow("nan") << QByteArray(R"({"a":NaN})") << false;
+    QTest::addRow("control-char") << QByteArray("{\"a\":\"x\x01\"}") << false;
+    QTest::addRow("bad-escape") << QByteArray(R"({"a":"\x"})") << false;
+    QTest::addRow("short-unicode-escape") << QByteArray(R"({"a":"\u12"})") << false;
+    QTest::addRow("invalid-utf8") << QByteArray("{\"a\":\"\xff\xfe\"}") << false;
+    QTest::addRow("overlong-utf8") << QByteArray("{\"a\":\"\xc0\xaf\"}") << false;
+    QTest::addRow("surrogate-utf8") << QByteArray("{\"a\":\"\xed\xa0\x80\"}") << false;
+    QTest::addRow("truncated-utf8") << QByteArray("{\"a\":\"\xe2\x98\"}") << false;
+    QTest::addRow("unterminated") << QByteArray(R"({"a":"x)") << false;
+    QTest::addRow("two-values") << QByteArray("{} {}") << false;
+    QTest::addRow("missing-colon") << QByteArray(R"({"a" 1})") << false;
+    QTest::addRow("bad-literal") << QByteArray(R"({"a":tru})") << false;
+}
+
+void TestJsonScanner::followsRfc8259()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(bool, valid);
+    const auto members = JsonScanner::objectMembers(body, 64);
+    QCOMPARE(members.ok(), valid);
+    if (!valid) {
+        QCOMPARE(members.error().message, QString("Invalid JSON"));
+        return;
+    }
+    // Each member's compact text reads back as the value Qt parses. (Qt accepts more than RFC 8259,
+    // e.g. "1." and control characters in strings; the scanner does not.)
+    QJsonParseError error;
+    const QJsonDocument reference = QJsonDocument::fromJson(body, &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    for (const JsonScanner::Member &member : *members) {
+        const QByteArray compact = JsonScanner::compact(body, member.value);
+        QVERIFY(!compact.contains(' ') || compact.contains('"'));
+        const QJsonValue parsed = QJsonDocument::fromJson("[" + compact + "]").array().at(0);
+        QCOMPARE(parsed, reference.object().value(member.key));
+    }
+}
+
+void TestJsonScanner::membersAndElements()
+{
+    const QByteArray body = R"({ "messages" : [ 1, "two" , {"three": [3]} , null ], "k\u00e9y": true })";
+    const auto members = JsonScanner::objectMembers(body, 64);
+    QVERIFY(members.ok());
+    QCOMPARE(members->size(), 2);
+    QCOMPARE(members->at(0).key, QString("messages"));
+    QCOMPARE(members->at(1).key, QString::fromUtf8("k\u00e9y"));
+    const QList<JsonSpan> elements = JsonScanner::arrayElements(body, members->at(0).value);
+    QCOMPARE(elements.size(), 4);
+    QCOMPARE(JsonScanner::compact(body, elements[1]), QByteArray(R"("two")"));
+    QCOMPARE(JsonScanner::compact(body, elements[2]), QByteArray(R"({"three":[3]})"));
+    QCOMPARE(JsonScanner::compact(body, elements[3]), QByteArray("null"));
+    const QByteArray empty = R"({"messages":[ ]})";
+    QVERIFY(JsonScanner::arrayElements(empty, JsonScanner::objectMembers(empty, 64)->at(0).value).isEmpty());
+}
+
+void TestJsonScanner::nesting()
+{
+    const QByteArray deep = "{\"m\":" + QByteArray(64, '[') + QByteArray(64, ']') + "}";
+    const auto tooDeep = JsonScanner::objectMembers(deep, 64);
+    QVERIFY(!tooDeep.ok());
+    QCOMPARE(tooDeep.error().message, QString("JSON nested too deeply (at most 64 levels)"));
+    QVERIFY(JsonScanner::objectMembers(deep, 65).ok());
+    QCOMPARE(JsonScanner::objectMembers("[1]", 64).error().message, QString("Request body must be a JSON object"));
+    QCOMPARE(JsonScanner::objectMembers("[1", 64).error().message, QString("Invalid JSON"));
+}
+
+QTEST_APPLESS_MAIN(TestJsonScanner)
+#include "tst_jsonscanner.moc"
