@@ -113,6 +113,8 @@ bool RestServer::authenticate(const ExchangePtr &exchange)
     // Guessing keys costs: failed attempts are limited per client address.
     const RateLimiter::Decision throttle = m_authFailures.take(address, 0);
     if (!throttle.allowed || throttle.remaining < 1) {
+        m_context.errors.record(Severity::Warning, QStringLiteral("security"), QStringLiteral("auth_throttled"),
+                                QStringLiteral("Authentication attempts from %1 are being throttled").arg(address));
         exchange->addHeader("Retry-After", QByteArray::number((throttle.retryAfterMs + 999) / 1000));
         exchange->sendProblem(429, QStringLiteral("Too many failed authentication attempts"));
         return false;
@@ -120,6 +122,9 @@ bool RestServer::authenticate(const ExchangePtr &exchange)
     const User *user = m_context.users.authenticate(QString::fromUtf8(key));
     if (!user) {
         m_authFailures.take(address);
+        // The key itself is never recorded; repeats from one address fold into one counted record.
+        m_context.errors.record(Severity::Warning, QStringLiteral("security"), QStringLiteral("auth_failed"),
+                                QStringLiteral("Invalid API key from %1").arg(address));
         exchange->sendProblem(401, QStringLiteral("Unauthorized - Invalid API key"));
         return false;
     }

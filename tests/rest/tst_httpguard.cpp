@@ -336,6 +336,14 @@ void TestHttpGuard::failedAuthenticationIsThrottled()
     QVERIFY(!throttled.header("Retry-After").isEmpty());
     // Even the right key waits: the address is throttled, not the key.
     QCOMPARE(f.request("GET", "/queues", AdminKey).status, 429);
+    // Recorded for admins, without the keys that were tried.
+    const QList<ErrorRecord> recorded = f.errors.recent();
+    QCOMPARE(recorded.size(), 2);
+    QCOMPARE(recorded.last().message, QString("Invalid API key from 127.0.0.1"));
+    QCOMPARE(recorded.last().count, 5);
+    QCOMPARE(recorded.first().code, QString("auth_throttled"));
+    for (const ErrorRecord &record : recorded)
+        QVERIFY(!record.message.contains("guess"));
 }
 
 void TestHttpGuard::drainFinishesRequestsInProgress()
