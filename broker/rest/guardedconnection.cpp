@@ -60,9 +60,11 @@ void GuardedConnection::armIdle()
 
 void GuardedConnection::readSocket()
 {
-    // Takes what the kernel has, in bounded steps, until a request is complete (then it goes to
-    // QHttpServer and the rest waits in the kernel) or the framer refuses the input.
-    while (!m_channel && !m_closing) {
+    // Takes what the kernel has, in bounded steps, until a request has been handed on (then back
+    // to the event loop, so that a fast client cannot keep the others waiting), the framer refuses
+    // the input, or there is nothing more to read.
+    const quint64 servedBefore = m_dispatched;
+    while (!m_channel && !m_closing && m_dispatched == servedBefore) {
         const qint64 got = m_socket->readInto(m_buffer, m_server.options().socketReadBufferBytes);
         if (got <= 0)
             return;
@@ -103,6 +105,7 @@ void GuardedConnection::process()
 
 void GuardedConnection::dispatch()
 {
+    ++m_dispatched;
     m_requestTimer.stop();
     const RequestHead &head = m_framer->head();
     RequestMeta meta;

@@ -49,6 +49,7 @@ private:
     QPointer<RequestChannel> m_channel;  // the request QHttpServer is working on
     QTimer m_idleTimer;
     QTimer m_requestTimer;
+    quint64 m_dispatched = 0;            // requests handed to QHttpServer so far
     bool m_continueSent = false;
     bool m_dispatching = false;
     bool m_closing = false;
