@@ -105,8 +105,19 @@ public:
     bool string()
     {
         ++m_pos; // '"'
-        while (m_pos < m_text.size()) {
-            const auto c = static_cast<unsigned char>(m_text[m_pos]);
+        const char *data = m_text.data();
+        const qsizetype size = m_text.size();
+        while (m_pos < size) {
+            // Plain printable ASCII is the common case: skip it in a tight loop.
+            while (m_pos < size) {
+                const auto c = static_cast<unsigned char>(data[m_pos]);
+                if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
+                    break;
+                ++m_pos;
+            }
+            if (m_pos >= size)
+                break;
+            const auto c = static_cast<unsigned char>(data[m_pos]);
             if (c == '"') {
                 ++m_pos;
                 return true;
@@ -116,10 +127,6 @@ public:
             if (c == '\\') {
                 if (!escape())
                     return false;
-                continue;
-            }
-            if (c < 0x80) {
-                ++m_pos;
                 continue;
             }
             if (!utf8Sequence(c))
@@ -311,25 +318,29 @@ QList<JsonSpan> JsonScanner::arrayElements(QByteArrayView text, JsonSpan span)
 
 QByteArray JsonScanner::compact(QByteArrayView text, JsonSpan span)
 {
+    // Copies runs between the whitespace to drop, not single characters.
     QByteArray out;
     out.reserve(span.size());
+    const char *data = text.data();
+    qsizetype runStart = span.begin;
     bool inString = false;
     for (qsizetype i = span.begin; i < span.end; ++i) {
-        const char c = text[i];
+        const char c = data[i];
         if (inString) {
-            out += c;
-            if (c == '\\' && i + 1 < span.end)
-                out += text[++i];
+            if (c == '\\')
+                ++i; // the escaped character cannot end the string
             else if (c == '"')
                 inString = false;
             continue;
         }
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-            continue;
-        if (c == '"')
+        if (c == '"') {
             inString = true;
-        out += c;
+        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            out.append(data + runStart, i - runStart);
+            runStart = i + 1;
+        }
     }
+    out.append(data + runStart, span.end - runStart);
     return out;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsonwriter.h"
 
+#include <algorithm>
+
 namespace Broker::Rest {
 
 void JsonWriter::separate()
@@ -55,6 +57,15 @@ JsonWriter &JsonWriter::value(QStringView text)
     static constexpr char Hex[] = "0123456789abcdef";
     const QByteArray utf8 = text.toUtf8();
     m_out += '"';
+    const bool plain = std::all_of(utf8.cbegin(), utf8.cend(), [](char c) {
+        return static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\';
+    });
+    if (plain) { // ids, names, receipts: nothing to escape
+        m_out += utf8;
+        m_out += '"';
+        m_needComma = true;
+        return *this;
+    }
     for (const char c : utf8) {
         const auto u = static_cast<unsigned char>(c);
         switch (c) {

@@ -83,6 +83,11 @@ void TestJsonScanner::membersAndElements()
     QCOMPARE(JsonScanner::compact(body, elements[1]), QByteArray(R"("two")"));
     QCOMPARE(JsonScanner::compact(body, elements[2]), QByteArray(R"({"three":[3]})"));
     QCOMPARE(JsonScanner::compact(body, elements[3]), QByteArray("null"));
+    const QByteArray spaced = R"({"a" : " keep \"  spaces\\ " , "b" : [ 1 ,	2 ] })";
+    const auto spacedMembers = JsonScanner::objectMembers(spaced, 64);
+    QVERIFY(spacedMembers.ok());
+    QCOMPARE(JsonScanner::compact(spaced, spacedMembers->at(0).value), QByteArray(R"(" keep \"  spaces\\ ")"));
+    QCOMPARE(JsonScanner::compact(spaced, spacedMembers->at(1).value), QByteArray("[1,2]"));
     const QByteArray empty = R"({"messages":[ ]})";
     QVERIFY(JsonScanner::arrayElements(empty, JsonScanner::objectMembers(empty, 64)->at(0).value).isEmpty());
 }
