@@ -35,13 +35,11 @@ Rest::RestOptions restOptionsFrom(const BrokerConfig &config)
     options.guard.requestTimeoutMs = limits.requestTimeoutSeconds * 1000;
     options.guard.maxConnections = limits.maxConnections;
     options.maxJsonDepth = limits.maxJsonDepth;
-    options.maxWaitSeconds = limits.maxWaitSeconds;
     options.corsOrigins = config.api.corsOrigins;
     options.rateLimitEnabled = config.api.rateLimit.enabled;
     options.requestsPerMinute = config.api.rateLimit.requestsPerMinute;
     options.burst = config.api.rateLimit.burst;
     options.authFailuresPerMinute = config.api.rateLimit.authFailuresPerMinute;
-    options.serviceName = config.core.name;
     options.durability = config.storage.journal.enabled ? config.storage.journal.fsync : QStringLiteral("none");
     return options;
 }

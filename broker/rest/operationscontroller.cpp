@@ -141,6 +141,9 @@ void OperationsController::metrics(const ExchangePtr &exchange)
         appendQueueMetric(out, "brokerdesk_queue_dead_lettered_total", "counter", "Messages moved to the dead-letter queue.",
                           s.queues, [](const QueueInfo &q) { return q.counters.deadLettered; });
         appendGauge(out, "brokerdesk_http_connections", "Open client connections.", double(m_server.connectionCount()));
+        out += "# HELP brokerdesk_http_connections_refused_total Connections refused over the cap or while stopping.\n"
+               "# TYPE brokerdesk_http_connections_refused_total counter\nbrokerdesk_http_connections_refused_total "
+            + QByteArray::number(m_server.refusedConnections()) + '\n';
         out += m_server.httpMetrics().exposition();
         out += "# HELP brokerdesk_errors_total Errors recorded, by severity.\n# TYPE brokerdesk_errors_total counter\n";
         for (Severity severity : {Severity::Info, Severity::Warning, Severity::Error, Severity::Critical}) {

@@ -18,13 +18,11 @@ struct RestOptions
 {
     GuardOptions guard;
     int maxJsonDepth = 64;
-    int maxWaitSeconds = 20;
     QStringList corsOrigins;       // exact origins allowed to call from a browser
     bool rateLimitEnabled = false; // per API key
     int requestsPerMinute = 600;
     int burst = 100;
     int authFailuresPerMinute = 30; // per client address, always on
-    QString serviceName = QStringLiteral("brokerdesk");
     QString durability = QStringLiteral("none"); // what the store promises: none | everysec | always
 };
 

@@ -53,6 +53,11 @@ int RestServer::connectionCount() const
     return m_tcp ? m_tcp->connectionCount() : 0;
 }
 
+qint64 RestServer::refusedConnections() const
+{
+    return m_tcp ? m_tcp->refusedConnections() : 0;
+}
+
 void RestServer::stopAccepting()
 {
     if (m_tcp)

@@ -38,6 +38,7 @@ public:
     const Router &router() const { return m_router; }
     const HttpMetrics &httpMetrics() const { return m_metrics; }
     int connectionCount() const;
+    qint64 refusedConnections() const; // over the connection cap or while stopping
     const RestContext &context() const { return m_context; }
 
 Q_SIGNALS:

@@ -152,6 +152,7 @@ void TestHttpGuard::connectionCap()
     QCOMPARE(refused.status, 503);
     QCOMPARE(refused.header("Retry-After"), QByteArray("1"));
     QCOMPARE(f.server->connectionCount(), 2);
+    QCOMPARE(f.server->refusedConnections(), 1);
 }
 
 void TestHttpGuard::pipelinedRequestsAreAnsweredInOrder()
