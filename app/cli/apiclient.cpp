@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "apiclient.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkReply>
+#include <QRandomGenerator>
+#include <QTimer>
+
+namespace BrokerCtl {
+
+QJsonValue ApiResponse::json() const
+{
+    const QJsonDocument document = QJsonDocument::fromJson(body);
+    if (document.isObject())
+        return document.object();
+    if (document.isArray())
+        return document.array();
+    return {};
+}
+
+QString ApiResponse::describeError() const
+{
+    if (connectionFailed())
+        return networkError;
+    QString text = json().toObject().value(QStringLiteral("error")).toString();
+    const QString detail = json().toObject().value(QStringLiteral("detail")).toString();
+    if (text.isEmpty())
+        text = QString::fromUtf8(body.left(200)).trimmed();
+    if (!detail.isEmpty() && detail != text)
+        text += QStringLiteral(": ") + detail;
+    QString line = QString::number(status) + QLatin1Char(' ') + text;
+    if (!requestId.isEmpty())
+        line += QStringLiteral(" (request %1)").arg(QString::fromLatin1(requestId));
+    return line;
+}
+
+ApiClient::ApiClient(ClientSettings settings, QObject *parent) : QObject(parent), m_settings(std::move(settings))
+{
+    m_network.setAutoDeleteReplies(true);
+}
+
+bool ApiClient::circuitOpen() const
+{
+    return m_openedAt.isValid() && m_openedAt.elapsed() < m_settings.breakerResetMs;
+}
+
+void ApiClient::recordOutcome(bool failed)
+{
+    if (!failed) {
+        m_consecutiveFailures = 0;
+        m_openedAt.invalidate();
+        return;
+    }
+    if (++m_consecutiveFailures >= m_settings.breakerThreshold)
+        m_openedAt.start(); // open (again, after a failed trial while half-open)
+}
+
+void ApiClient::send(const QByteArray &method, const QString &path, const QByteArray &body, Callback done, int attempt)
+{
+    if (circuitOpen()) {
+        ApiResponse refused;
+        refused.networkError = QStringLiteral("not trying %1: it failed %2 times in a row (circuit open for %3 s)")
+                                   .arg(m_settings.url.toString())
+                                   .arg(m_consecutiveFailures)
+                                   .arg(m_settings.breakerResetMs / 1000);
+        done(refused);
+        return;
+    }
+    QUrl url = m_settings.url;
+    const qsizetype query = path.indexOf(QLatin1Char('?'));
+    url.setPath(url.path().chopped(url.path().endsWith(QLatin1Char('/')) ? 1 : 0) + path.left(query));
+    if (query >= 0)
+        url.setQuery(path.mid(query + 1));
+    QNetworkRequest request(url);
+    request.setTransferTimeout(m_settings.timeoutMs);
+    request.setHeader(QNetworkRequest::UserAgentHeader, QStringLiteral("brokerctl/" BROKER_VERSION));
+    if (!m_settings.apiKey.isEmpty())
+        request.setRawHeader("X-API-Key", m_settings.apiKey);
+    if (!body.isEmpty() || method == "POST" || method == "PUT" || method == "PATCH")
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+    QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
+    connect(reply, &QNetworkReply::finished, this, [=, this, done = std::move(done)]() mutable {
+        ApiResponse response;
+        response.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        response.body = reply->readAll();
+        response.requestId = reply->rawHeader("X-Request-ID");
+        if (response.status == 0)
+            response.networkError = QStringLiteral("cannot reach %1: %2").arg(m_settings.url.toString(), reply->errorString());
+        const bool failed = response.status == 0 || response.status >= 500;
+        recordOutcome(failed);
+        if (!failed || attempt >= m_settings.retryAttempts || circuitOpen()) {
+            done(response);
+            return;
+        }
+        // Exponential backoff with +-20% jitter.
+        const double jitter = 0.8 + 0.4 * QRandomGenerator::global()->generateDouble();
+        const int delay = int(double(m_settings.retryDelayMs) * double(1 << qMin(attempt, 10)) * jitter);
+        QTimer::singleShot(delay, this, [=, this, done = std::move(done)]() mutable {
+            send(method, path, body, std::move(done), attempt + 1);
+        });
+    });
+}
+
+} // namespace BrokerCtl

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QElapsedTimer>
+#include <QJsonValue>
+#include <QNetworkAccessManager>
+#include <QObject>
+#include <QString>
+#include <QUrl>
+
+#include <functional>
+
+namespace BrokerCtl {
+
+// How the client talks to a broker: the gCore client's settings (API_URL, API_KEY, TIMEOUT,
+// RETRY_ATTEMPTS, RETRY_DELAY) and their command-line counterparts.
+struct ClientSettings
+{
+    QUrl url = QUrl(QStringLiteral("http://localhost:8080"));
+    QByteArray apiKey;
+    int timeoutMs = 30'000;     // per attempt
+    int retryAttempts = 3;      // attempts after the first, for network errors and 5xx
+    int retryDelayMs = 1'000;   // first backoff; doubles, with +-20% jitter
+    int breakerThreshold = 3;   // consecutive failures that open the circuit
+    int breakerResetMs = 30'000;
+};
+
+struct ApiResponse
+{
+    int status = 0;              // 0: no HTTP answer (see networkError)
+    QByteArray body;
+    QByteArray requestId;
+    QString networkError;        // set when the broker could not be reached
+    bool ok() const { return status >= 200 && status < 300; }
+    bool connectionFailed() const { return status == 0; }
+    QJsonValue json() const;
+    // "404 Queue not found (request 5f3a...)" or the network error.
+    QString describeError() const;
+};
+
+// HTTP to the broker, with retries (network errors and 5xx; never 4xx), exponential backoff with
+// jitter, and a circuit breaker that fails fast after repeated failures. Asynchronous: the
+// callback runs in the event loop.
+class ApiClient : public QObject
+{
+    Q_OBJECT
+public:
+    using Callback = std::function<void(const ApiResponse &)>;
+
+    explicit ApiClient(ClientSettings settings, QObject *parent = nullptr);
+
+    // `path` may carry a query ("/messages/q?count=5").
+    void request(const QByteArray &method, const QString &path, const QByteArray &body, Callback done)
+    {
+        send(method, path, body, std::move(done));
+    }
+
+    const ClientSettings &settings() const { return m_settings; }
+    bool circuitOpen() const;
+
+private:
+    void send(const QByteArray &method, const QString &path, const QByteArray &body, Callback done, int attempt = 0);
+    void recordOutcome(bool failed);
+
+    ClientSettings m_settings;
+    QNetworkAccessManager m_network;
+    int m_consecutiveFailures = 0;
+    QElapsedTimer m_openedAt; // valid while the circuit is open
+};
+
+} // namespace BrokerCtl

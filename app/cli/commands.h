@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "apiclient.h"
+#include "output.h"
+
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QObject>
+#include <QStringList>
+
+#include <functional>
+
+namespace BrokerCtl {
+
+// Exit codes: scripts can tell what kind of failure it was.
+enum ExitCode { Ok = 0, Failure = 1, UsageError = 2, HttpError = 3, ConnectionError = 4 };
+
+// The subcommands. Each runs asynchronously and ends by calling `finish` with an exit code.
+class Commands : public QObject
+{
+    Q_OBJECT
+public:
+    Commands(ApiClient &client, const Output &output, const QCommandLineParser &parser, std::function<void(int)> finish);
+
+    // `words`: the command and its positional arguments, e.g. {"queues", "create", "orders"}.
+    void run(const QStringList &words);
+    static QString usage();
+
+private:
+    using Handler = std::function<void(const QJsonValue &)>;
+    // Sends the request; answers other than 2xx are printed with the server's error and request
+    // id and end the command (HTTP error or connection failure).
+    void call(const QByteArray &method, const QString &path, const QByteArray &body, Handler onSuccess,
+              std::function<void()> onNoContent = {});
+    void fail(int code, const QString &message);
+    bool need(const QStringList &words, int count, const char *usage);
+    QString option(const char *name) const;
+
+    void health();
+    void queues(const QStringList &words);
+    void publish(const QStringList &words);
+    void consume(const QStringList &words);
+    void settle(const QStringList &words); // ack, nack, extend
+    void users(const QStringList &words);
+    void metrics();
+    void demo();
+    void demoStep(const QString &queue, int published, int consumed);
+
+    ApiClient &m_client;
+    const Output &m_output;
+    const QCommandLineParser &m_parser;
+    std::function<void(int)> m_finish;
+    QElapsedTimer m_timer;
+    qint64 m_publishMs = 0;
+};
+
+} // namespace BrokerCtl

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// brokerctl: the command-line client of a BrokerDesk broker (HTTP only; no engine code).
+
+#include "apiclient.h"
+#include "commands.h"
+#include "output.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFile>
+#include <QProcessEnvironment>
+
+#include <cstdio>
+#include <unistd.h>
+
+using namespace BrokerCtl;
+
+namespace {
+
+// Reads a whole number of seconds (or fraction) from the environment; `fallbackMs` when unset.
+bool durationFromEnvironment(const QProcessEnvironment &env, const char *name, int fallbackMs, int &outMs)
+{
+    const QString value = env.value(QString::fromLatin1(name));
+    if (value.isEmpty()) {
+        outMs = fallbackMs;
+        return true;
+    }
+    bool ok = false;
+    const double seconds = value.toDouble(&ok);
+    if (!ok || seconds < 0 || seconds > 3600)
+        return false;
+    outMs = int(seconds * 1000);
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("brokerctl"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(BROKER_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Command-line client of a BrokerDesk broker.\n\n") + Commands::usage());
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("What to do (see above)."));
+    const auto valueOption = [&](const char *name, const char *help, const char *valueName) {
+        parser.addOption(QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help), QString::fromLatin1(valueName)));
+    };
+    const auto flag = [&](const char *name, const char *help) {
+        parser.addOption(QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help)));
+    };
+    valueOption("url", "Broker URL (API_URL; default http://localhost:8080).", "URL");
+    valueOption("api-key-file", "File holding the API key (else API_KEY).", "FILE");
+    valueOption("api-key", "The API key itself (visible to other users of this machine; prefer the file).", "KEY");
+    parser.addOption(QCommandLineOption({QStringLiteral("o"), QStringLiteral("output")},
+                                        QStringLiteral("table or json (default: table on a terminal, else json)."),
+                                        QStringLiteral("FORMAT")));
+    valueOption("type", "Queue type: list, priority, stream.", "T");
+    valueOption("max-size", "Queue max_size.", "N");
+    valueOption("ttl", "Queue ttl in seconds.", "S");
+    valueOption("visibility", "Lease length (visibility_timeout) in seconds.", "S");
+    valueOption("max-deliveries", "Deliveries before dead-lettering.", "N");
+    valueOption("dlq", "Dead-letter queue name, or true for NAME.dlq.", "NAME");
+    valueOption("offset", "Browse from this position.", "N");
+    valueOption("limit", "At most this many.", "N");
+    valueOption("file", "Read the message(s) from this file.", "F");
+    flag("lines", "One message per line (JSON lines), published in batches.");
+    valueOption("priority", "Message priority (priority queues).", "N");
+    valueOption("delay", "Seconds before the message can be delivered (or redelivered, for nack).", "S");
+    valueOption("count", "Messages per consume.", "N");
+    flag("lease", "Lease messages (acknowledge=false) instead of removing them.");
+    valueOption("wait", "Long-poll up to this many seconds.", "S");
+    valueOption("group", "Consumer group (stream queues).", "G");
+    valueOption("consumer", "Consumer name within the group.", "C");
+    flag("follow", "Keep consuming until interrupted.");
+    valueOption("receipt", "Receipt of the lease (from consume --lease).", "R");
+    valueOption("roles", "Comma-separated roles.", "R");
+    valueOption("name", "Display name.", "N");
+    valueOption("messages", "demo: messages to send.", "N");
+    valueOption("batch", "demo: messages per request.", "N");
+
+    if (!parser.parse(QCoreApplication::arguments())) {
+        std::fprintf(stderr, "brokerctl: %s\nTry 'brokerctl --help'.\n", qPrintable(parser.errorText()));
+        return UsageError;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::printf("%s", qPrintable(parser.helpText()));
+        return Ok;
+    }
+    if (parser.isSet(QStringLiteral("version"))) {
+        std::printf("brokerctl %s\n", BROKER_VERSION);
+        return Ok;
+    }
+    const QStringList words = parser.positionalArguments();
+    if (words.isEmpty()) {
+        std::fprintf(stderr, "brokerctl: no command given\n%s\n", qPrintable(Commands::usage()));
+        return UsageError;
+    }
+
+    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    ClientSettings settings;
+    const QString url = parser.isSet(QStringLiteral("url")) ? parser.value(QStringLiteral("url")) : env.value(QStringLiteral("API_URL"));
+    if (!url.isEmpty()) {
+        settings.url = QUrl(url);
+        if (!settings.url.isValid() || (settings.url.scheme() != u"http" && settings.url.scheme() != u"https")) {
+            std::fprintf(stderr, "brokerctl: not an http(s) URL: %s\n", qPrintable(url));
+            return UsageError;
+        }
+    }
+    if (parser.isSet(QStringLiteral("api-key-file"))) {
+        QFile file(parser.value(QStringLiteral("api-key-file")));
+        if (!file.open(QIODevice::ReadOnly)) {
+            std::fprintf(stderr, "brokerctl: cannot read %s: %s\n", qPrintable(file.fileName()), qPrintable(file.errorString()));
+            return UsageError;
+        }
+        settings.apiKey = file.readAll().trimmed();
+    } else if (parser.isSet(QStringLiteral("api-key"))) {
+        std::fprintf(stderr, "brokerctl: warning: a key on the command line is visible to other users; use --api-key-file or API_KEY\n");
+        settings.apiKey = parser.value(QStringLiteral("api-key")).toUtf8();
+    } else {
+        settings.apiKey = env.value(QStringLiteral("API_KEY")).toUtf8();
+    }
+    bool ok = durationFromEnvironment(env, "TIMEOUT", settings.timeoutMs, settings.timeoutMs)
+        && durationFromEnvironment(env, "RETRY_DELAY", settings.retryDelayMs, settings.retryDelayMs);
+    if (env.contains(QStringLiteral("RETRY_ATTEMPTS"))) {
+        settings.retryAttempts = env.value(QStringLiteral("RETRY_ATTEMPTS")).toInt(&ok);
+        ok = ok && settings.retryAttempts >= 0 && settings.retryAttempts <= 20;
+    }
+    if (!ok) {
+        std::fprintf(stderr, "brokerctl: TIMEOUT, RETRY_DELAY (seconds) or RETRY_ATTEMPTS (0-20) is not a valid number\n");
+        return UsageError;
+    }
+
+    Output::Format format = ::isatty(STDOUT_FILENO) ? Output::Format::Table : Output::Format::Json;
+    if (parser.isSet(QStringLiteral("output"))) {
+        const QString requested = parser.value(QStringLiteral("output"));
+        if (requested == u"json")
+            format = Output::Format::Json;
+        else if (requested == u"table")
+            format = Output::Format::Table;
+        else {
+            std::fprintf(stderr, "brokerctl: --output is table or json\n");
+            return UsageError;
+        }
+    }
+
+    ApiClient client(settings);
+    const Output output(format);
+    int exitCode = Ok;
+    Commands commands(client, output, parser, [&](int code) {
+        exitCode = code;
+        QCoreApplication::exit(code);
+    });
+    QMetaObject::invokeMethod(&commands, [&] { commands.run(words); }, Qt::QueuedConnection);
+    app.exec();
+    return exitCode;
+}
