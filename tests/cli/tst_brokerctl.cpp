@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// brokerctl against a live brokerd on a free port: output and exit code of the subcommands, and
+// retries against a server that fails and then recovers.
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+const QByteArray AdminKey = "cli-admin-key-0001";
+
+struct Run
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
+};
+
+} // namespace
+
+class TestBrokerctl : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QProcess m_brokerd;
+    QString m_url;
+
+    // Runs brokerctl while the event loop keeps running (the retry test serves from this process).
+    Run ctl(const QStringList &arguments, const QByteArray &input = {}, const QString &url = {},
+            const QStringList &extraEnv = {})
+    {
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("API_URL", url.isEmpty() ? m_url : url);
+        env.insert("API_KEY", QString::fromLatin1(AdminKey));
+        for (const QString &pair : extraEnv)
+            env.insert(pair.section('=', 0, 0), pair.section('=', 1));
+        process.setProcessEnvironment(env);
+        process.start(BROKERCTL_PATH, arguments);
+        process.waitForStarted();
+        if (!input.isNull()) {
+            process.write(input);
+        }
+        process.closeWriteChannel();
+        QElapsedTimer timer;
+        timer.start();
+        while (process.state() != QProcess::NotRunning && timer.elapsed() < 30'000)
+            QTest::qWait(5);
+        return Run{process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+    }
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void queuesLifecycle();
+    void publishAndConsume();
+    void leaseAckNackExtend();
+    void usersAndMetrics();
+    void demo();
+    void exitCodes_data();
+    void exitCodes();
+    void retriesUntilTheServerRecovers();
+    void doesNotRetryClientErrors();
+};
+
+void TestBrokerctl::initTestCase()
+{
+    QFile users(m_dir.filePath("users.yaml"));
+    QVERIFY(users.open(QIODevice::WriteOnly));
+    users.write("users:\n  admin: {role: admin, api_key: " + AdminKey + "}\n");
+    users.close();
+    m_brokerd.start(BROKERD_PATH, {"--users", users.fileName(), "--port", "0"});
+    QVERIFY(m_brokerd.waitForStarted());
+    QByteArray log;
+    QTRY_VERIFY_WITH_TIMEOUT((log += m_brokerd.readAllStandardError()).contains("listening on"), 10'000);
+    m_url = QString::fromLatin1(QRegularExpression("listening on (http://[0-9.]+:[0-9]+)").match(QString::fromLatin1(log)).captured(1).toLatin1());
+    QVERIFY(m_url.startsWith("http://127.0.0.1:"));
+}
+
+void TestBrokerctl::cleanupTestCase()
+{
+    m_brokerd.terminate();
+    m_brokerd.waitForFinished(10'000);
+}
+
+void TestBrokerctl::queuesLifecycle()
+{
+    Run r = ctl({"queues", "create", "cli.orders", "--dlq", "true", "--max-size", "50"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.json().value("queue").toString(), QString("cli.orders"));
+    QCOMPARE(r.json().value("config").toObject().value("max_size").toInt(), 50);
+
+    r = ctl({"queues", "list", "-o", "table"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.startsWith("NAME"));
+    QVERIFY(r.out.contains("cli.orders      list"));
+    QVERIFY(r.out.contains("cli.orders.dlq"));
+
+    r = ctl({"queues", "info", "cli.orders"});
+    QCOMPARE(r.json().value("type").toString(), QString("list"));
+    QCOMPARE(ctl({"queues", "purge", "cli.orders"}).json().value("purged").toInt(), 0);
+    QCOMPARE(ctl({"queues", "redrive", "cli.orders"}).json().value("moved").toInt(), 0);
+    QCOMPARE(ctl({"queues", "delete", "cli.orders"}).exitCode, 0);
+    r = ctl({"queues", "info", "cli.orders"});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains("brokerctl: 404 Queue not found (request "), r.err.constData());
+}
+
+void TestBrokerctl::publishAndConsume()
+{
+    QCOMPARE(ctl({"queues", "create", "cli.pc"}).exitCode, 0);
+    Run r = ctl({"publish", "cli.pc", R"({"order":1})"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.json().value("message_id").toString().startsWith("msg-"));
+    QCOMPARE(ctl({"publish", "cli.pc", "plain", "words"}).exitCode, 0); // text becomes a JSON string
+    r = ctl({"publish", "cli.pc", "--lines"}, "{\"n\":1}\n\n[2]\n\"three\"\n");
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.json().value("count").toInt(), 3);
+    QFile file(m_dir.filePath("message.json"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"from":"file"})");
+    file.close();
+    QCOMPARE(ctl({"publish", "cli.pc", "--file", file.fileName()}).exitCode, 0);
+
+    r = ctl({"queues", "browse", "cli.pc", "--limit", "2"});
+    QCOMPARE(r.json().value("total").toInt(), 6);
+    QCOMPARE(r.json().value("messages").toArray().size(), 2);
+
+    r = ctl({"consume", "cli.pc", "--count", "6"});
+    QCOMPARE(r.exitCode, 0);
+    const QList<QByteArray> lines = r.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 6);
+    QCOMPARE(QJsonDocument::fromJson(lines[0]).object().value("data").toObject().value("order").toInt(), 1);
+    QCOMPARE(QJsonDocument::fromJson(lines[1]).object().value("data").toString(), QString("plain words"));
+    QCOMPARE(QJsonDocument::fromJson(lines[5]).object().value("data").toObject().value("from").toString(), QString("file"));
+    r = ctl({"consume", "cli.pc", "-o", "table"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.err.contains("no message"));
+}
+
+void TestBrokerctl::leaseAckNackExtend()
+{
+    QCOMPARE(ctl({"queues", "create", "cli.lease"}).exitCode, 0);
+    QCOMPARE(ctl({"publish", "cli.lease", "1"}).exitCode, 0);
+    Run r = ctl({"consume", "cli.lease", "--lease", "--visibility", "60"});
+    const QJsonObject message = QJsonDocument::fromJson(r.out).object();
+    const QString id = message.value("id").toString();
+    const QString receipt = message.value("receipt").toString();
+    QCOMPARE(receipt.size(), 16);
+    QVERIFY(ctl({"extend", "cli.lease", id, "--visibility", "120", "--receipt", receipt}).json().contains("visible_at"));
+    QCOMPARE(ctl({"extend", "cli.lease", id}).exitCode, 2); // --visibility is required
+    QVERIFY(ctl({"nack", "cli.lease", id, "--receipt", receipt}).json().value("requeued").toBool());
+    const QJsonObject again = QJsonDocument::fromJson(ctl({"consume", "cli.lease", "--lease"}).out).object();
+    QCOMPARE(again.value("delivery_count").toInt(), 2);
+    r = ctl({"ack", "cli.lease", id, "--receipt", receipt}); // the first delivery's receipt
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains("409 Stale receipt"), r.err.constData());
+    QVERIFY(ctl({"ack", "cli.lease", id, "--receipt", again.value("receipt").toString()}).json().value("acknowledged").toBool());
+}
+
+void TestBrokerctl::usersAndMetrics()
+{
+    Run r = ctl({"users", "add", "robot", "--roles", "publisher,consumer", "--name", "CI robot"});
+    QCOMPARE(r.exitCode, 0);
+    const QString key = r.json().value("api_key").toString();
+    QVERIFY(key.startsWith("bd_"));
+    r = ctl({"users", "list", "-o", "table"});
+    QVERIFY(r.out.contains("robot"));
+    QVERIFY(r.out.contains("publisher,consumer"));
+    QVERIFY(!r.out.contains(key.toLatin1()));
+    QVERIFY(ctl({"users", "rotate", "robot"}).json().value("api_key").toString() != key);
+    QCOMPARE(ctl({"users", "delete", "robot"}).exitCode, 0);
+    QCOMPARE(ctl({"users", "delete", "robot"}).exitCode, 3);
+    r = ctl({"metrics"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("brokerdesk_up 1"));
+    r = ctl({"health"});
+    QCOMPARE(r.json().value("status").toString(), QString("healthy"));
+}
+
+void TestBrokerctl::demo()
+{
+    const Run r = ctl({"demo", "--messages", "500", "--batch", "50"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.json().value("messages").toInt(), 500);
+    QVERIFY(r.json().value("publish_per_second").toInt() > 0);
+    QVERIFY(r.json().value("consume_per_second").toInt() > 0);
+    QVERIFY(!ctl({"queues", "list"}).out.contains("demo-")); // cleaned up
+}
+
+void TestBrokerctl::exitCodes_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QByteArray>("message");
+    QTest::addRow("no-command") << QStringList{} << QString() << 2 << QByteArray("no command given");
+    QTest::addRow("unknown-command") << QStringList{"frobnicate"} << QString() << 2 << QByteArray("unknown command 'frobnicate'");
+    QTest::addRow("missing-argument") << QStringList{"publish"} << QString() << 2 << QByteArray("usage: brokerctl publish");
+    QTest::addRow("bad-output") << QStringList{"health", "-o", "xml"} << QString() << 2 << QByteArray("--output is table or json");
+    QTest::addRow("bad-url") << QStringList{"health"} << QString("ftp://x") << 2 << QByteArray("not an http(s) URL");
+    QTest::addRow("http-error") << QStringList{"queues", "create", "bad name"} << QString() << 3
+                                << QByteArray("400 Invalid queue name (request ");
+    QTest::addRow("connection-refused") << QStringList{"health"} << QString("http://127.0.0.1:1") << 4
+                                        << QByteArray("cannot reach http://127.0.0.1:1");
+}
+
+void TestBrokerctl::exitCodes()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, url);
+    QFETCH(int, exitCode);
+    QFETCH(QByteArray, message);
+    const Run r = ctl(arguments, {}, url, {"RETRY_ATTEMPTS=0"});
+    QCOMPARE(r.exitCode, exitCode);
+    QVERIFY2(r.err.contains(message), r.err.constData());
+}
+
+void TestBrokerctl::retriesUntilTheServerRecovers()
+{
+    // Answers 503 twice, then 200.
+    QTcpServer flaky;
+    QVERIFY(flaky.listen(QHostAddress::LocalHost, 0));
+    int requests = 0;
+    connect(&flaky, &QTcpServer::newConnection, this, [&] {
+        while (QTcpSocket *socket = flaky.nextPendingConnection()) {
+            connect(socket, &QTcpSocket::readyRead, socket, [&, socket] {
+                if (!socket->readAll().contains("\r\n\r\n"))
+                    return;
+                ++requests;
+                const QByteArray body = requests <= 2 ? R"({"error":"busy"})" : R"({"status":"healthy"})";
+                socket->write((requests <= 2 ? "HTTP/1.1 503 Service Unavailable\r\n" : "HTTP/1.1 200 OK\r\n")
+                              + QByteArray("Content-Type: application/json\r\nConnection: close\r\nContent-Length: ")
+                              + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+                socket->disconnectFromHost();
+            });
+        }
+    });
+    const Run r = ctl({"health"}, {}, QString("http://127.0.0.1:%1").arg(flaky.serverPort()),
+                      {"RETRY_ATTEMPTS=3", "RETRY_DELAY=0.05"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(requests, 3);
+    QCOMPARE(r.json().value("status").toString(), QString("healthy"));
+}
+
+void TestBrokerctl::doesNotRetryClientErrors()
+{
+    QTcpServer strict;
+    QVERIFY(strict.listen(QHostAddress::LocalHost, 0));
+    int requests = 0;
+    connect(&strict, &QTcpServer::newConnection, this, [&] {
+        while (QTcpSocket *socket = strict.nextPendingConnection()) {
+            connect(socket, &QTcpSocket::readyRead, socket, [&, socket] {
+                if (!socket->readAll().contains("\r\n\r\n"))
+                    return;
+                ++requests;
+                const QByteArray body = R"({"error":"Unauthorized - Invalid API key"})";
+                socket->write("HTTP/1.1 401 Unauthorized\r\nX-Request-ID: abc123\r\nConnection: close\r\nContent-Length: "
+                              + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+                socket->disconnectFromHost();
+            });
+        }
+    });
+    const Run r = ctl({"queues", "list"}, {}, QString("http://127.0.0.1:%1").arg(strict.serverPort()),
+                      {"RETRY_ATTEMPTS=3", "RETRY_DELAY=0.05"});
+    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(requests, 1);
+    QVERIFY(r.err.contains("401 Unauthorized - Invalid API key (request abc123)"));
+}
+
+QTEST_GUILESS_MAIN(TestBrokerctl)
+#include "tst_brokerctl.moc"
