@@ -2,6 +2,7 @@
 # Third-party dependencies. On Debian 12 they come from:
 find_package(Qt6 6.4 REQUIRED COMPONENTS Core Network)
 find_package(yaml-cpp 0.7 REQUIRED)
+find_package(PkgConfig REQUIRED)
 
 if(BUILD_TESTING)
     find_package(Qt6 REQUIRED COMPONENTS Test)

@@ -5,7 +5,7 @@ set -eu
 
 PACKAGES="cmake g++ make pkg-config ca-certificates
 qt6-base-dev qt6-base-dev-tools libyaml-cpp-dev
-qt6-httpserver-dev qt6-websockets-dev"
+qt6-httpserver-dev qt6-websockets-dev libreadline-dev"
 
 missing=""
 for package in $PACKAGES; do

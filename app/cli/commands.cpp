@@ -77,6 +77,7 @@ QString Commands::usage()
         "  users list | users add ID --roles R[,R] [--name N] | users rotate|delete ID\n"
         "  metrics                                 Prometheus metrics\n"
         "  demo [--messages N] [--batch N]         create a queue, publish, consume, report msg/s, delete\n"
+        "  shell                                   the interactive mode (also: no command on a terminal)\n"
         "\n"
         "Environment: API_URL, API_KEY, TIMEOUT (s), RETRY_ATTEMPTS, RETRY_DELAY (s).\n"
         "Exit codes: 0 ok, 1 failure, 2 usage error, 3 HTTP error, 4 connection failure.");

@@ -3,7 +3,9 @@
 
 #include "apiclient.h"
 #include "commands.h"
+#include "options.h"
 #include "output.h"
+#include "shell.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -49,38 +51,10 @@ int main(int argc, char **argv)
     const auto valueOption = [&](const char *name, const char *help, const char *valueName) {
         parser.addOption(QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help), QString::fromLatin1(valueName)));
     };
-    const auto flag = [&](const char *name, const char *help) {
-        parser.addOption(QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help)));
-    };
     valueOption("url", "Broker URL (API_URL; default http://localhost:8080).", "URL");
     valueOption("api-key-file", "File holding the API key (else API_KEY).", "FILE");
     valueOption("api-key", "The API key itself (visible to other users of this machine; prefer the file).", "KEY");
-    parser.addOption(QCommandLineOption({QStringLiteral("o"), QStringLiteral("output")},
-                                        QStringLiteral("table or json (default: table on a terminal, else json)."),
-                                        QStringLiteral("FORMAT")));
-    valueOption("type", "Queue type: list, priority, stream.", "T");
-    valueOption("max-size", "Queue max_size.", "N");
-    valueOption("ttl", "Queue ttl in seconds.", "S");
-    valueOption("visibility", "Lease length (visibility_timeout) in seconds.", "S");
-    valueOption("max-deliveries", "Deliveries before dead-lettering.", "N");
-    valueOption("dlq", "Dead-letter queue name, or true for NAME.dlq.", "NAME");
-    valueOption("offset", "Browse from this position.", "N");
-    valueOption("limit", "At most this many.", "N");
-    valueOption("file", "Read the message(s) from this file.", "F");
-    flag("lines", "One message per line (JSON lines), published in batches.");
-    valueOption("priority", "Message priority (priority queues).", "N");
-    valueOption("delay", "Seconds before the message can be delivered (or redelivered, for nack).", "S");
-    valueOption("count", "Messages per consume.", "N");
-    flag("lease", "Lease messages (acknowledge=false) instead of removing them.");
-    valueOption("wait", "Long-poll up to this many seconds.", "S");
-    valueOption("group", "Consumer group (stream queues).", "G");
-    valueOption("consumer", "Consumer name within the group.", "C");
-    flag("follow", "Keep consuming until interrupted.");
-    valueOption("receipt", "Receipt of the lease (from consume --lease).", "R");
-    valueOption("roles", "Comma-separated roles.", "R");
-    valueOption("name", "Display name.", "N");
-    valueOption("messages", "demo: messages to send.", "N");
-    valueOption("batch", "demo: messages per request.", "N");
+    defineCommandOptions(parser);
 
     if (!parser.parse(QCoreApplication::arguments())) {
         std::fprintf(stderr, "brokerctl: %s\nTry 'brokerctl --help'.\n", qPrintable(parser.errorText()));
@@ -95,7 +69,9 @@ int main(int argc, char **argv)
         return Ok;
     }
     const QStringList words = parser.positionalArguments();
-    if (words.isEmpty()) {
+    // No command on a terminal, or "shell": the interactive mode.
+    const bool shell = words.value(0) == u"shell" || (words.isEmpty() && ::isatty(STDIN_FILENO));
+    if (words.isEmpty() && !shell) {
         std::fprintf(stderr, "brokerctl: no command given\n%s\n", qPrintable(Commands::usage()));
         return UsageError;
     }
@@ -148,6 +124,8 @@ int main(int argc, char **argv)
     }
 
     ApiClient client(settings);
+    if (shell)
+        return Shell(client, format).run();
     const Output output(format);
     int exitCode = Ok;
     Commands commands(client, output, parser, [&](int code) {

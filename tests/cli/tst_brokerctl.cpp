@@ -70,6 +70,7 @@ private Q_SLOTS:
     void demo();
     void exitCodes_data();
     void exitCodes();
+    void shellRunsScriptedInput();
     void retriesUntilTheServerRecovers();
     void doesNotRetryClientErrors();
 };
@@ -225,6 +226,33 @@ void TestBrokerctl::exitCodes()
     const Run r = ctl(arguments, {}, url, {"RETRY_ATTEMPTS=0"});
     QCOMPARE(r.exitCode, exitCode);
     QVERIFY2(r.err.contains(message), r.err.constData());
+}
+
+void TestBrokerctl::shellRunsScriptedInput()
+{
+    const QByteArray script = "# a comment, then an empty line\n\n"
+                              "queues create shell.q --max-size 5\n"
+                              "publish shell.q '{\"said\": \"hello world\"}'\n"
+                              "consume shell.q\n"
+                              "help\n"
+                              "exit\n"
+                              "health\n"; // never reached
+    const Run r = ctl({"shell", "-o", "json"}, script);
+    QCOMPARE(r.exitCode, 0);
+    const QList<QByteArray> lines = r.out.split('\n');
+    QCOMPARE(QJsonDocument::fromJson(lines[0]).object().value("queue").toString(), QString("shell.q"));
+    QVERIFY(QJsonDocument::fromJson(lines[1]).object().value("message_id").toString().startsWith("msg-"));
+    QCOMPARE(QJsonDocument::fromJson(lines[2]).object().value("data").toObject().value("said").toString(),
+             QString("hello world"));
+    QVERIFY(r.out.contains("Commands:"));
+    QVERIFY(!r.out.contains("\"status\":\"healthy\"")); // after exit
+
+    // A failing line does not stop the script; the exit code reports it.
+    const Run failing = ctl({"shell"}, "queues info missing.queue\nhealth\n");
+    QCOMPARE(failing.exitCode, 3);
+    QVERIFY(failing.err.contains("404 Queue not found"));
+    QVERIFY(failing.out.contains("healthy"));
+    QCOMPARE(ctl({"shell"}, "publish 'unterminated\n").exitCode, 2);
 }
 
 void TestBrokerctl::retriesUntilTheServerRecovers()
