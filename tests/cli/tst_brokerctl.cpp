@@ -70,6 +70,7 @@ private Q_SLOTS:
     void demo();
     void exitCodes_data();
     void exitCodes();
+    void circuitOpensAfterThreeFailures();
     void shellRunsScriptedInput();
     void retriesUntilTheServerRecovers();
     void doesNotRetryClientErrors();
@@ -226,6 +227,30 @@ void TestBrokerctl::exitCodes()
     const Run r = ctl(arguments, {}, url, {"RETRY_ATTEMPTS=0"});
     QCOMPARE(r.exitCode, exitCode);
     QVERIFY2(r.err.contains(message), r.err.constData());
+}
+
+void TestBrokerctl::circuitOpensAfterThreeFailures()
+{
+    // Always 503: five retries are allowed, but after three failures in a row the client stops.
+    QTcpServer failing;
+    QVERIFY(failing.listen(QHostAddress::LocalHost, 0));
+    int requests = 0;
+    connect(&failing, &QTcpServer::newConnection, this, [&] {
+        while (QTcpSocket *socket = failing.nextPendingConnection()) {
+            connect(socket, &QTcpSocket::readyRead, socket, [&, socket] {
+                if (!socket->readAll().contains("\r\n\r\n"))
+                    return;
+                ++requests;
+                socket->write("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+                socket->disconnectFromHost();
+            });
+        }
+    });
+    const Run r = ctl({"health"}, {}, QString("http://127.0.0.1:%1").arg(failing.serverPort()),
+                      {"RETRY_ATTEMPTS=5", "RETRY_DELAY=0.01"});
+    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(requests, 3);
+    QVERIFY2(r.err.contains("503"), r.err.constData());
 }
 
 void TestBrokerctl::shellRunsScriptedInput()
