@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
+
 namespace {
 
 const QByteArray AdminKey = "cli-admin-key-0001";
@@ -24,6 +26,37 @@ struct Run
     QByteArray err;
     QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
 };
+
+// A stand-in broker that answers every request with what `answer` returns for its number (1, 2, ...).
+class FakeServer : public QTcpServer
+{
+public:
+    explicit FakeServer(std::function<QByteArray(int)> answer) : m_answer(std::move(answer))
+    {
+        listen(QHostAddress::LocalHost, 0);
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
+                    if (!socket->readAll().contains("\r\n\r\n"))
+                        return;
+                    socket->write(m_answer(++requests));
+                    socket->disconnectFromHost();
+                });
+            }
+        });
+    }
+    QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(serverPort()); }
+    int requests = 0;
+
+private:
+    std::function<QByteArray(int)> m_answer;
+};
+
+QByteArray response(const QByteArray &statusLine, const QByteArray &body, const QByteArray &extraHeaders = {})
+{
+    return "HTTP/1.1 " + statusLine + "\r\nContent-Type: application/json\r\nConnection: close\r\n" + extraHeaders
+        + "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+}
 
 } // namespace
 
@@ -232,24 +265,10 @@ void TestBrokerctl::exitCodes()
 void TestBrokerctl::circuitOpensAfterThreeFailures()
 {
     // Always 503: five retries are allowed, but after three failures in a row the client stops.
-    QTcpServer failing;
-    QVERIFY(failing.listen(QHostAddress::LocalHost, 0));
-    int requests = 0;
-    connect(&failing, &QTcpServer::newConnection, this, [&] {
-        while (QTcpSocket *socket = failing.nextPendingConnection()) {
-            connect(socket, &QTcpSocket::readyRead, socket, [&, socket] {
-                if (!socket->readAll().contains("\r\n\r\n"))
-                    return;
-                ++requests;
-                socket->write("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-                socket->disconnectFromHost();
-            });
-        }
-    });
-    const Run r = ctl({"health"}, {}, QString("http://127.0.0.1:%1").arg(failing.serverPort()),
-                      {"RETRY_ATTEMPTS=5", "RETRY_DELAY=0.01"});
+    FakeServer failing([](int) { return response("503 Service Unavailable", {}); });
+    const Run r = ctl({"health"}, {}, failing.url(), {"RETRY_ATTEMPTS=5", "RETRY_DELAY=0.01"});
     QCOMPARE(r.exitCode, 3);
-    QCOMPARE(requests, 3);
+    QCOMPARE(failing.requests, 3);
     QVERIFY2(r.err.contains("503"), r.err.constData());
 }
 
@@ -282,53 +301,24 @@ void TestBrokerctl::shellRunsScriptedInput()
 
 void TestBrokerctl::retriesUntilTheServerRecovers()
 {
-    // Answers 503 twice, then 200.
-    QTcpServer flaky;
-    QVERIFY(flaky.listen(QHostAddress::LocalHost, 0));
-    int requests = 0;
-    connect(&flaky, &QTcpServer::newConnection, this, [&] {
-        while (QTcpSocket *socket = flaky.nextPendingConnection()) {
-            connect(socket, &QTcpSocket::readyRead, socket, [&, socket] {
-                if (!socket->readAll().contains("\r\n\r\n"))
-                    return;
-                ++requests;
-                const QByteArray body = requests <= 2 ? R"({"error":"busy"})" : R"({"status":"healthy"})";
-                socket->write((requests <= 2 ? "HTTP/1.1 503 Service Unavailable\r\n" : "HTTP/1.1 200 OK\r\n")
-                              + QByteArray("Content-Type: application/json\r\nConnection: close\r\nContent-Length: ")
-                              + QByteArray::number(body.size()) + "\r\n\r\n" + body);
-                socket->disconnectFromHost();
-            });
-        }
+    FakeServer flaky([](int number) {
+        return number <= 2 ? response("503 Service Unavailable", R"({"error":"busy"})")
+                           : response("200 OK", R"({"status":"healthy"})");
     });
-    const Run r = ctl({"health"}, {}, QString("http://127.0.0.1:%1").arg(flaky.serverPort()),
-                      {"RETRY_ATTEMPTS=3", "RETRY_DELAY=0.05"});
+    const Run r = ctl({"health"}, {}, flaky.url(), {"RETRY_ATTEMPTS=3", "RETRY_DELAY=0.05"});
     QCOMPARE(r.exitCode, 0);
-    QCOMPARE(requests, 3);
+    QCOMPARE(flaky.requests, 3);
     QCOMPARE(r.json().value("status").toString(), QString("healthy"));
 }
 
 void TestBrokerctl::doesNotRetryClientErrors()
 {
-    QTcpServer strict;
-    QVERIFY(strict.listen(QHostAddress::LocalHost, 0));
-    int requests = 0;
-    connect(&strict, &QTcpServer::newConnection, this, [&] {
-        while (QTcpSocket *socket = strict.nextPendingConnection()) {
-            connect(socket, &QTcpSocket::readyRead, socket, [&, socket] {
-                if (!socket->readAll().contains("\r\n\r\n"))
-                    return;
-                ++requests;
-                const QByteArray body = R"({"error":"Unauthorized - Invalid API key"})";
-                socket->write("HTTP/1.1 401 Unauthorized\r\nX-Request-ID: abc123\r\nConnection: close\r\nContent-Length: "
-                              + QByteArray::number(body.size()) + "\r\n\r\n" + body);
-                socket->disconnectFromHost();
-            });
-        }
+    FakeServer strict([](int) {
+        return response("401 Unauthorized", R"({"error":"Unauthorized - Invalid API key"})", "X-Request-ID: abc123\r\n");
     });
-    const Run r = ctl({"queues", "list"}, {}, QString("http://127.0.0.1:%1").arg(strict.serverPort()),
-                      {"RETRY_ATTEMPTS=3", "RETRY_DELAY=0.05"});
+    const Run r = ctl({"queues", "list"}, {}, strict.url(), {"RETRY_ATTEMPTS=3", "RETRY_DELAY=0.05"});
     QCOMPARE(r.exitCode, 3);
-    QCOMPARE(requests, 1);
+    QCOMPARE(strict.requests, 1);
     QVERIFY(r.err.contains("401 Unauthorized - Invalid API key (request abc123)"));
 }
 
