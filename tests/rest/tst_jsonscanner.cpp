@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QTest>
 
 using namespace Broker::Rest;
@@ -17,6 +18,7 @@ private Q_SLOTS:
     void followsRfc8259();
     void membersAndElements();
     void nesting();
+    void randomMutationsNeverCrashAndStayStrict();
 };
 
 void TestJsonScanner::followsRfc8259_data()
@@ -101,6 +103,40 @@ void TestJsonScanner::nesting()
     QVERIFY(JsonScanner::objectMembers(deep, 65).ok());
     QCOMPARE(JsonScanner::objectMembers("[1]", 64).error().message, QString("Request body must be a JSON object"));
     QCOMPARE(JsonScanner::objectMembers("[1", 64).error().message, QString("Invalid JSON"));
+}
+
+void TestJsonScanner::randomMutationsNeverCrashAndStayStrict()
+{
+    // Property: whatever the scanner accepts, Qt's parser accepts too, with the same values.
+    const QByteArray seed = R"({"message":{"id":12,"tags":["a","b\u00e9"],"n":-1.5e3,"ok":true,"x":null},"priority":2})";
+    QRandomGenerator random(20261129);
+    const QByteArray alphabet = "{}[]\",:\\ 0123456789.eE+-abtrufnl\x01\xc3\xa9\xff";
+    int accepted = 0;
+    for (int round = 0; round < 20000; ++round) {
+        QByteArray text = seed;
+        const int edits = 1 + int(random.bounded(3));
+        for (int e = 0; e < edits; ++e) {
+            const qsizetype at = qsizetype(random.bounded(int(text.size())));
+            const char c = alphabet[qsizetype(random.bounded(int(alphabet.size())))];
+            switch (random.bounded(3)) {
+            case 0: text[at] = c; break;
+            case 1: text.insert(at, c); break;
+            default: text.remove(at, 1); break;
+            }
+        }
+        const auto members = JsonScanner::objectMembers(text, 64);
+        if (!members.ok())
+            continue;
+        ++accepted;
+        QJsonParseError error;
+        const QJsonDocument reference = QJsonDocument::fromJson(text, &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, text.constData());
+        for (const JsonScanner::Member &member : *members) {
+            const QJsonValue parsed = QJsonDocument::fromJson("[" + JsonScanner::compact(text, member.value) + "]").array().at(0);
+            QVERIFY2(parsed == reference.object().value(member.key), text.constData());
+        }
+    }
+    QVERIFY(accepted > 100); // the property was exercised, not vacuously true
 }
 
 QTEST_APPLESS_MAIN(TestJsonScanner)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rest/requestframer.h"
 
+#include <QRandomGenerator>
 #include <QTest>
 
 using namespace Broker::Rest;
@@ -14,6 +15,7 @@ private Q_SLOTS:
     void frames();
     void bytewiseFeedingGivesTheSameAnswer();
     void pipelinedRequestsAreSeparated();
+    void randomInputNeverCrashesOrOverruns();
 };
 
 void TestRequestFramer::frames_data()
@@ -105,6 +107,42 @@ void TestRequestFramer::pipelinedRequestsAreSeparated()
     QCOMPARE(two.progress(buffer), RequestFramer::Status::Complete);
     QCOMPARE(two.head().target, QByteArray("/b"));
     QVERIFY(!two.head().keepAlive); // HTTP/1.0 without keep-alive
+}
+
+void TestRequestFramer::randomInputNeverCrashesOrOverruns()
+{
+    // Mutated requests fed in random pieces: the framer answers, never reads past the buffer, and
+    // a complete message never claims more bytes than it was given.
+    const QByteArray seed = "POST /messages/q HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                            "5\r\nhello\r\n0\r\n\r\nGET / HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi";
+    QRandomGenerator random(42);
+    HttpLimits limits;
+    limits.maxBodyBytes = 64;
+    limits.maxHeaderBytes = 256;
+    limits.maxHeaderFields = 8;
+    int completed = 0;
+    for (int round = 0; round < 5000; ++round) {
+        QByteArray input = seed;
+        for (int e = 0; e < 3; ++e)
+            input[qsizetype(random.bounded(int(input.size())))] = char(random.bounded(256));
+        RequestFramer framer(limits);
+        QByteArray buffer;
+        RequestFramer::Status status = RequestFramer::Status::NeedMore;
+        for (qsizetype pos = 0; pos < input.size() && status == RequestFramer::Status::NeedMore;) {
+            const qsizetype piece = 1 + qsizetype(random.bounded(16));
+            buffer += input.mid(pos, piece);
+            pos += piece;
+            status = framer.progress(buffer);
+        }
+        if (status == RequestFramer::Status::Complete) {
+            ++completed;
+            QVERIFY(framer.messageBytes() > 0);
+            QVERIFY(framer.messageBytes() <= buffer.size());
+        } else if (status == RequestFramer::Status::Error) {
+            QVERIFY(framer.errorStatus() >= 400);
+        }
+    }
+    QVERIFY(completed > 100);
 }
 
 QTEST_APPLESS_MAIN(TestRequestFramer)
