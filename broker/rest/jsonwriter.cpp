@@ -2,6 +2,8 @@
 #include "jsonwriter.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 
 namespace Broker::Rest {
 
@@ -54,18 +56,25 @@ JsonWriter &JsonWriter::key(const char *name)
 JsonWriter &JsonWriter::value(QStringView text)
 {
     separate();
-    static constexpr char Hex[] = "0123456789abcdef";
-    const QByteArray utf8 = text.toUtf8();
-    m_out += '"';
-    const bool plain = std::all_of(utf8.cbegin(), utf8.cend(), [](char c) {
-        return static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\';
+    // Plain ASCII (ids, names, receipts) is written as it is, without a temporary UTF-8 copy.
+    const bool plain = std::all_of(text.begin(), text.end(), [](QChar c) {
+        const char16_t u = c.unicode();
+        return u >= 0x20 && u < 0x80 && u != '"' && u != '\\';
     });
-    if (plain) { // ids, names, receipts: nothing to escape
-        m_out += utf8;
-        m_out += '"';
+    if (plain) {
+        const qsizetype at = m_out.size();
+        m_out.resize(at + text.size() + 2);
+        char *out = m_out.data() + at;
+        *out++ = '"';
+        for (QChar c : text)
+            *out++ = char(c.unicode());
+        *out = '"';
         m_needComma = true;
         return *this;
     }
+    static constexpr char Hex[] = "0123456789abcdef";
+    const QByteArray utf8 = text.toUtf8();
+    m_out += '"';
     for (const char c : utf8) {
         const auto u = static_cast<unsigned char>(c);
         switch (c) {
@@ -94,7 +103,9 @@ JsonWriter &JsonWriter::value(QStringView text)
 JsonWriter &JsonWriter::value(qint64 number)
 {
     separate();
-    m_out += QByteArray::number(number);
+    char buffer[24];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, number);
+    m_out.append(buffer, result.ptr - buffer);
     m_needComma = true;
     return *this;
 }
@@ -102,8 +113,11 @@ JsonWriter &JsonWriter::value(qint64 number)
 JsonWriter &JsonWriter::value(double number)
 {
     separate();
-    // Shortest text that reads back as the same double, as QJsonDocument writes it.
-    m_out += QByteArray::number(number, 'g', QLocale::FloatingPointShortest);
+    // Shortest text that reads back as the same double; integral values without exponent.
+    char buffer[32];
+    const auto result = std::isfinite(number) ? std::to_chars(buffer, buffer + sizeof buffer, number)
+                                              : std::to_chars(buffer, buffer + sizeof buffer, 0);
+    m_out.append(buffer, result.ptr - buffer);
     m_needComma = true;
     return *this;
 }

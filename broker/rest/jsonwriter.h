@@ -2,7 +2,6 @@
 #pragma once
 
 #include <QByteArray>
-#include <QLocale>
 #include <QStringView>
 
 namespace Broker::Rest {

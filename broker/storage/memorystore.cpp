@@ -90,11 +90,17 @@ void MemoryStore::purgeQueue(const QString &name, Completion<qint64> done)
 
 void MemoryStore::listQueues(Completion<QList<QueueInfo>> done)
 {
-    QList<QueueInfo> infos;
-    infos.reserve(qsizetype(m_queues.size()));
+    // Sort the queues, not their infos: swapping pointers is cheaper than moving QueueInfos.
+    std::vector<const MemoryQueue *> queues;
+    queues.reserve(m_queues.size());
     for (const auto &[name, queue] : m_queues)
+        queues.push_back(queue.get());
+    std::sort(queues.begin(), queues.end(),
+              [](const MemoryQueue *a, const MemoryQueue *b) { return a->name() < b->name(); });
+    QList<QueueInfo> infos;
+    infos.reserve(qsizetype(queues.size()));
+    for (const MemoryQueue *queue : queues)
         infos.append(queue->info());
-    std::sort(infos.begin(), infos.end(), [](const QueueInfo &a, const QueueInfo &b) { return a.name < b.name; });
     done(std::move(infos));
 }
 
