@@ -5,6 +5,7 @@
 
 #include "errors/logging.h"
 #include "runtime/brokerhost.h"
+#include "storage/journalfile.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -51,7 +52,11 @@ int main(int argc, char **argv)
                                         QStringLiteral("N"));
     const QCommandLineOption checkOption(QStringLiteral("check"),
                                          QStringLiteral("Load configuration and users, report problems, and exit."));
-    parser.addOptions({configOption, usersOption, bindOption, portOption, checkOption});
+    const QCommandLineOption repairOption(QStringLiteral("repair-journal"),
+                                          QStringLiteral("Rewrite a damaged journal keeping every intact record (the "
+                                                         "original is kept as FILE.damaged), and exit."),
+                                          QStringLiteral("FILE"));
+    parser.addOptions({configOption, usersOption, bindOption, portOption, checkOption, repairOption});
     if (!parser.parse(QCoreApplication::arguments())) {
         std::fprintf(stderr, "brokerd: %s\nTry 'brokerd --help'.\n", qPrintable(parser.errorText()));
         return UsageError;
@@ -62,6 +67,18 @@ int main(int argc, char **argv)
     }
     if (parser.isSet(QStringLiteral("version"))) {
         std::printf("brokerd %s\n", BROKER_VERSION);
+        return Ok;
+    }
+    if (parser.isSet(repairOption)) {
+        const Broker::Result<Broker::JournalFile::RepairReport> report =
+            Broker::JournalFile::repair(parser.value(repairOption));
+        if (!report) {
+            std::fprintf(stderr, "brokerd: %s\n", qPrintable(report.error().message));
+            return StorageError;
+        }
+        for (const QString &damage : report->damaged)
+            std::printf("damaged: %s\n", qPrintable(damage));
+        std::printf("kept %lld records, skipped %lld damaged bytes\n", report->kept, report->skippedBytes);
         return Ok;
     }
     if (!parser.positionalArguments().isEmpty()) {

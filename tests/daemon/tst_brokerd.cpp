@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // brokerd as a user runs it: arguments, exit codes, messages, keys shown once, SIGTERM.
 #include <QFile>
+
+#include "storage/journalfile.h"
 #include <QProcess>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -41,6 +43,7 @@ private Q_SLOTS:
     void keysAreShownOnce();
     void stopsCleanlyOnSigterm();
     void busyPortExitsWithSix();
+    void repairsAJournal();
 };
 
 void TestBrokerd::versionAndHelp()
@@ -134,6 +137,28 @@ void TestBrokerd::busyPortExitsWithSix()
     const Run result = run({"--config", dir.filePath("message_broker.yaml"), "--port", QString::number(occupier.serverPort())});
     QCOMPARE(result.exitCode, 6);
     QVERIFY2(result.err.contains("cannot listen on 127.0.0.1:" + QByteArray::number(occupier.serverPort())), result.err.constData());
+}
+
+void TestBrokerd::repairsAJournal()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("journal");
+    QByteArray data = Broker::JournalFile::header();
+    for (int i = 0; i < 5; ++i)
+        Broker::JournalFile::appendRecord(data, "record " + QByteArray::number(i));
+    data[Broker::JournalFile::HeaderSize + Broker::JournalFile::RecordOverhead + 1] ^= 0x5A; // damage record 0
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(data);
+    file.close();
+    QVERIFY(!Broker::JournalFile::read(path).ok());
+
+    const Run repaired = run({"--repair-journal", path});
+    QCOMPARE(repaired.exitCode, 0);
+    QVERIFY2(repaired.out.contains("kept 4 records"), repaired.out.constData());
+    QCOMPARE(Broker::JournalFile::read(path)->records.size(), 4);
+    QVERIFY(QFile::exists(path + ".damaged"));
+    QCOMPARE(run({"--repair-journal", dir.filePath("missing")}).exitCode, 5);
 }
 
 QTEST_GUILESS_MAIN(TestBrokerd)
