@@ -5,6 +5,7 @@
 #include "core/queuename.h"
 #include "errors/errormanager.h"
 #include "errors/logging.h"
+#include "security/validation.h"
 
 #include <exception>
 
@@ -80,15 +81,6 @@ void MessageBroker::recordStoreError(const char *operation, const Error &error)
     }
 }
 
-Result<void> MessageBroker::checkQueueName(const QString &name) const
-{
-    if (name.isEmpty())
-        return invalid(QStringLiteral("Queue name is required"));
-    if (!QueueName::isValid(name))
-        return invalid(QStringLiteral("Invalid queue name"));
-    return {};
-}
-
 Result<void> MessageBroker::checkMessages(const QList<NewMessage> &messages) const
 {
     if (messages.isEmpty())
@@ -111,7 +103,7 @@ Result<void> MessageBroker::checkMessages(const QList<NewMessage> &messages) con
 
 void MessageBroker::createQueue(const QString &name, const QJsonObject &options, Completion<QueueInfo> done)
 {
-    if (const Result<void> check = checkQueueName(name); !check)
+    if (const Result<void> check = Validation::queueName(name); !check)
         return done(check.error());
     Result<QueueConfig> config = QueueConfig::fromOptions(name, options, m_options.queueDefaults);
     if (!config)
@@ -121,7 +113,7 @@ void MessageBroker::createQueue(const QString &name, const QJsonObject &options,
 
 void MessageBroker::createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done)
 {
-    if (const Result<void> check = checkQueueName(name); !check)
+    if (const Result<void> check = Validation::queueName(name); !check)
         return done(check.error());
     if (!m_types.contains(config.type)) {
         return done(invalid(QStringLiteral("Unknown queue type '%1' (known: %2)")
@@ -160,7 +152,7 @@ void MessageBroker::createQueue(const QString &name, const QueueConfig &config, 
 
 void MessageBroker::deleteQueue(const QString &name, Completion<qint64> done)
 {
-    if (const Result<void> check = checkQueueName(name); !check)
+    if (const Result<void> check = Validation::queueName(name); !check)
         return done(check.error());
     m_store.deleteQueue(name, [this, name, done = watched("delete queue", std::move(done))](Result<qint64> result) {
         if (result) {
@@ -174,7 +166,7 @@ void MessageBroker::deleteQueue(const QString &name, Completion<qint64> done)
 
 void MessageBroker::purgeQueue(const QString &name, Completion<qint64> done)
 {
-    if (const Result<void> check = checkQueueName(name); !check)
+    if (const Result<void> check = Validation::queueName(name); !check)
         return done(check.error());
     m_store.purgeQueue(name, [this, name, done = watched("purge queue", std::move(done))](Result<qint64> result) {
         if (result)
@@ -196,7 +188,7 @@ void MessageBroker::listQueues(Completion<QList<QueueInfo>> done)
 
 void MessageBroker::queueInfo(const QString &name, Completion<QueueInfo> done)
 {
-    if (const Result<void> check = checkQueueName(name); !check)
+    if (const Result<void> check = Validation::queueName(name); !check)
         return done(check.error());
     m_store.queueInfo(name, [this, done = watched("queue info", std::move(done))](Result<QueueInfo> result) {
         if (result)
@@ -210,7 +202,7 @@ void MessageBroker::queueInfo(const QString &name, Completion<QueueInfo> done)
 void MessageBroker::publish(const QString &queue, const QList<NewMessage> &messages, const QString &publisher,
                      Completion<PublishResult> done)
 {
-    if (const Result<void> check = checkQueueName(queue); !check)
+    if (const Result<void> check = Validation::queueName(queue); !check)
         return done(check.error());
     if (const Result<void> check = checkMessages(messages); !check)
         return done(check.error());
@@ -227,7 +219,7 @@ void MessageBroker::publish(const QString &queue, const QList<NewMessage> &messa
 void MessageBroker::consume(const QString &queue, const ConsumeRequest &request, qint64 waitMs,
                      Completion<QList<Message>> done)
 {
-    if (const Result<void> check = checkQueueName(queue); !check)
+    if (const Result<void> check = Validation::queueName(queue); !check)
         return done(check.error());
     if (request.count < 1 || request.count > m_options.maxConsumeCount)
         return done(invalid(QStringLiteral("Invalid count: expected 1 to %1").arg(m_options.maxConsumeCount)));
@@ -257,7 +249,7 @@ void MessageBroker::consume(const QString &queue, const ConsumeRequest &request,
 
 void MessageBroker::ack(const QString &queue, const MessageRef &ref, Completion<void> done)
 {
-    if (const Result<void> check = checkQueueName(queue); !check)
+    if (const Result<void> check = Validation::queueName(queue); !check)
         return done(check.error());
     if (ref.id.isEmpty())
         return done(invalid(QStringLiteral("Message id is required")));
@@ -266,7 +258,7 @@ void MessageBroker::ack(const QString &queue, const MessageRef &ref, Completion<
 
 void MessageBroker::nack(const QString &queue, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done)
 {
-    if (const Result<void> check = checkQueueName(queue); !check)
+    if (const Result<void> check = Validation::queueName(queue); !check)
         return done(check.error());
     if (ref.id.isEmpty())
         return done(invalid(QStringLiteral("Message id is required")));
@@ -279,7 +271,7 @@ void MessageBroker::nack(const QString &queue, const MessageRef &ref, qint64 del
 
 void MessageBroker::extend(const QString &queue, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done)
 {
-    if (const Result<void> check = checkQueueName(queue); !check)
+    if (const Result<void> check = Validation::queueName(queue); !check)
         return done(check.error());
     if (ref.id.isEmpty())
         return done(invalid(QStringLiteral("Message id is required")));
@@ -291,7 +283,7 @@ void MessageBroker::extend(const QString &queue, const MessageRef &ref, qint64 v
 
 void MessageBroker::browse(const QString &queue, qint64 offset, qint64 limit, Completion<BrowsePage> done)
 {
-    if (const Result<void> check = checkQueueName(queue); !check)
+    if (const Result<void> check = Validation::queueName(queue); !check)
         return done(check.error());
     if (offset < 0)
         return done(invalid(QStringLiteral("Invalid offset: expected 0 or more")));
@@ -302,7 +294,7 @@ void MessageBroker::browse(const QString &queue, qint64 offset, qint64 limit, Co
 
 void MessageBroker::redrive(const QString &queue, qint64 limit, const QString &user, Completion<qint64> done)
 {
-    if (const Result<void> check = checkQueueName(queue); !check)
+    if (const Result<void> check = Validation::queueName(queue); !check)
         return done(check.error());
     if (limit < 0)
         return done(invalid(QStringLiteral("Invalid limit: expected 0 (all) or more")));

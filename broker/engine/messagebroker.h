@@ -95,7 +95,6 @@ private:
     void messageEvent(const MessageEvent &event) override;
     void messagesAvailable(const QString &queue) override;
 
-    Result<void> checkQueueName(const QString &name) const;
     Result<void> checkMessages(const QList<NewMessage> &messages) const;
     // Makes sure maintenance runs no later than `atMs` (ms since the epoch).
     void scheduleMaintenance(qint64 atMs);

@@ -121,9 +121,4 @@ void WaitList::completeAll(const QString &queue, const Result<QList<Message>> &r
         complete(id, result);
 }
 
-int WaitList::size() const
-{
-    return int(m_queueOf.size());
-}
-
 } // namespace Broker

@@ -46,7 +46,6 @@ public:
     void failAll(const QString &queue, const Error &error);
     // Answers every waiter with an empty list, as if its wait had ended (shutdown).
     void finishAll();
-    int size() const;
 
 private:
     using WaiterList = std::list<Waiter>;

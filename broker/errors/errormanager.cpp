@@ -101,11 +101,4 @@ QList<ErrorRecord> ErrorManager::recent(int limit) const
     return out;
 }
 
-void ErrorManager::clear()
-{
-    m_records.clear();
-    m_byKey.clear();
-    m_lastNotifiedMs.clear();
-}
-
 } // namespace Broker

@@ -44,7 +44,6 @@ public:
     QList<ErrorRecord> recent(int limit = -1) const;
     qint64 total(Severity severity) const { return m_totals.value(int(severity)); }
     int size() const { return int(m_records.size()); }
-    void clear();
 
     // Records at or above this severity raise notificationRaised, at most once per minute for the
     // same record. Default: Error.
