@@ -1,36 +1,26 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "queueconfig.h"
 
+#include "jsonfields.h"
 #include "queuename.h"
 
 #include <QJsonValue>
 
-#include <cmath>
 
 namespace Broker {
 
 namespace {
 
-Result<void> invalid(const QString &message)
-{
-    return Error{ErrorCode::InvalidArgument, message};
-}
-
-// JSON numbers are doubles; accept only whole numbers within [min, max].
 Result<void> readInteger(const QJsonObject &options, const char *key, qint64 min, qint64 max, qint64 &out)
 {
     const QJsonValue value = options.value(QLatin1StringView(key));
     if (value.isUndefined())
         return {};
-    const double number = value.toDouble(std::nan(""));
-    if (!value.isDouble() || std::isnan(number) || number != std::floor(number) || number < double(min)
-        || number > double(max)) {
-        return invalid(QStringLiteral("Invalid option '%1': expected a whole number from %2 to %3")
-                           .arg(QLatin1StringView(key))
-                           .arg(min)
-                           .arg(max));
-    }
-    out = qint64(number);
+    const Result<qint64> number =
+        JsonFields::wholeNumber(value, QStringLiteral("option '%1'").arg(QLatin1StringView(key)), min, max);
+    if (!number)
+        return number.error();
+    out = *number;
     return {};
 }
 

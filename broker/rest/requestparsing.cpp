@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "requestparsing.h"
 
+#include "core/jsonfields.h"
+
 #include <cmath>
 
 namespace Broker::Rest {
@@ -56,10 +58,7 @@ Result<qint64> fieldInteger(const QJsonObject &object, const char *name, qint64 
     const QJsonValue value = object.value(QLatin1StringView(name));
     if (value.isUndefined() || value.isNull())
         return fallback;
-    const double number = value.toDouble(std::nan(""));
-    if (!value.isDouble() || number != std::floor(number) || number < double(min) || number > double(max))
-        return invalidParameter(name, QStringLiteral("a whole number from %1 to %2").arg(min).arg(max));
-    return qint64(number);
+    return JsonFields::wholeNumber(value, QString::fromLatin1(name), min, max);
 }
 
 Result<double> fieldNumber(const QJsonObject &object, const char *name, double min, double max, double fallback)
