@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "brokerclient.h"
+
+#include "hostworker.h"
+
+#include "engine/messagebroker.h"
+
+namespace Broker {
+
+namespace {
+
+Error notRunning()
+{
+    return Error{ErrorCode::Unavailable, QStringLiteral("The broker is not running")};
+}
+
+template<typename T>
+void fulfil(QPromise<T> &promise, T value)
+{
+    promise.addResult(std::move(value));
+    promise.finish();
+}
+
+} // namespace
+
+BrokerClient::BrokerClient(int snapshotIntervalMs, QObject *parent) : QObject(parent)
+{
+    qRegisterMetaType<Broker::BrokerSnapshot>();
+    qRegisterMetaType<Broker::HostDirectory>();
+    qRegisterMetaType<Broker::ErrorRecord>();
+    m_thread.setObjectName(QStringLiteral("broker"));
+    m_context = new QObject;
+    m_context->moveToThread(&m_thread);
+    m_thread.start();
+    // The worker and everything it creates are made in the worker thread; every later call is
+    // queued behind this one.
+    QMetaObject::invokeMethod(m_context, [this, snapshotIntervalMs] {
+        m_worker = new HostWorker(snapshotIntervalMs, m_context);
+        connect(m_worker, &HostWorker::snapshotTaken, this, &BrokerClient::snapshotUpdated);
+        connect(m_worker, &HostWorker::directoryChanged, this, &BrokerClient::directoryUpdated);
+        connect(m_worker, &HostWorker::notificationRaised, this, &BrokerClient::notificationRaised);
+    }, Qt::QueuedConnection);
+}
+
+BrokerClient::~BrokerClient()
+{
+    // The worker stops the host and ends the thread; the thread deletes the worker (a child of
+    // the context) as it ends.
+    QMetaObject::invokeMethod(m_context, [this] {
+        QObject *context = m_context;
+        m_worker->stop([context] {
+            context->deleteLater();
+            QThread::currentThread()->quit();
+        });
+    }, Qt::QueuedConnection);
+    m_thread.wait();
+}
+
+void BrokerClient::setState(State state)
+{
+    if (m_state == state)
+        return;
+    m_state = state;
+    Q_EMIT stateChanged(state);
+}
+
+QFuture<StartReport> BrokerClient::start(const HostSettings &settings)
+{
+    setState(State::Starting);
+    auto promise = std::make_shared<QPromise<StartReport>>();
+    promise->start();
+    QFuture<StartReport> future = promise->future();
+    QMetaObject::invokeMethod(m_context, [this, settings, promise] {
+        HostWorker *worker = m_worker;
+        worker->stop([this, worker, settings, promise] {
+            StartReport report = worker->start(settings);
+            // Back in the main thread: BrokerClient's state is only touched there.
+            QMetaObject::invokeMethod(this, [this, report] {
+                m_lastStart = report;
+                setState(report.ok ? State::Running : State::Failed);
+            }, Qt::QueuedConnection);
+            fulfil(*promise, std::move(report));
+        });
+    }, Qt::QueuedConnection);
+    return future;
+}
+
+QFuture<void> BrokerClient::stop()
+{
+    auto promise = std::make_shared<QPromise<void>>();
+    promise->start();
+    QFuture<void> future = promise->future();
+    QMetaObject::invokeMethod(m_context, [this, promise] {
+        m_worker->stop([this, promise] {
+            QMetaObject::invokeMethod(this, [this] { setState(State::Stopped); }, Qt::QueuedConnection);
+            promise->finish();
+        });
+    }, Qt::QueuedConnection);
+    return future;
+}
+
+template<typename T>
+QFuture<Result<T>> BrokerClient::call(std::function<void(BrokerHost &, std::function<void(Result<T>)>)> operation)
+{
+    auto promise = std::make_shared<QPromise<Result<T>>>();
+    promise->start();
+    QFuture<Result<T>> future = promise->future();
+    QMetaObject::invokeMethod(m_context, [this, promise, operation = std::move(operation)] {
+        BrokerHost &host = m_worker->host();
+        if (!host.isRunning()) {
+            fulfil(*promise, Result<T>(notRunning()));
+            return;
+        }
+        operation(host, [promise](Result<T> result) { fulfil(*promise, std::move(result)); });
+    }, Qt::QueuedConnection);
+    return future;
+}
+
+QFuture<Result<QueueInfo>> BrokerClient::createQueue(const QString &name, const QJsonObject &options)
+{
+    return call<QueueInfo>([name, options](BrokerHost &host, auto done) {
+        host.broker()->createQueue(name, options, std::move(done));
+    });
+}
+
+QFuture<Result<qint64>> BrokerClient::deleteQueue(const QString &name)
+{
+    return call<qint64>([name](BrokerHost &host, auto done) { host.broker()->deleteQueue(name, std::move(done)); });
+}
+
+QFuture<Result<qint64>> BrokerClient::purgeQueue(const QString &name)
+{
+    return call<qint64>([name](BrokerHost &host, auto done) { host.broker()->purgeQueue(name, std::move(done)); });
+}
+
+QFuture<Result<PublishResult>> BrokerClient::publish(const QString &queue, const NewMessage &message)
+{
+    return call<PublishResult>([queue, message](BrokerHost &host, auto done) {
+        host.broker()->publish(queue, {message}, desktopUser(), std::move(done));
+    });
+}
+
+QFuture<Result<BrowsePage>> BrokerClient::browse(const QString &queue, qint64 offset, qint64 limit)
+{
+    return call<BrowsePage>([queue, offset, limit](BrokerHost &host, auto done) {
+        host.broker()->browse(queue, offset, limit, std::move(done));
+    });
+}
+
+QFuture<Result<qint64>> BrokerClient::redrive(const QString &queue, qint64 limit)
+{
+    return call<qint64>([queue, limit](BrokerHost &host, auto done) {
+        host.broker()->redrive(queue, limit, desktopUser(), std::move(done));
+    });
+}
+
+QFuture<Result<QList<MessageEvent>>> BrokerClient::lifecycle(const QString &messageId)
+{
+    return call<QList<MessageEvent>>([messageId](BrokerHost &host, auto done) {
+        done(host.broker()->lifecycle(messageId));
+    });
+}
+
+// User changes are written to users.yaml before they answer; the worker then sends the
+// directory again so that every page sees the change.
+QFuture<Result<IssuedKey>> BrokerClient::addUser(const QString &id, const QString &name, const QStringList &roles)
+{
+    return call<IssuedKey>([this, id, name, roles](BrokerHost &host, auto done) {
+        done(host.users()->addUser(id, name, roles));
+        m_worker->requestDirectory();
+    });
+}
+
+QFuture<Result<IssuedKey>> BrokerClient::rotateKey(const QString &id)
+{
+    return call<IssuedKey>([this, id](BrokerHost &host, auto done) {
+        done(host.users()->rotateKey(id));
+        m_worker->requestDirectory();
+    });
+}
+
+QFuture<Result<void>> BrokerClient::setRoles(const QString &id, const QStringList &roles)
+{
+    return call<void>([this, id, roles](BrokerHost &host, auto done) {
+        done(host.users()->setRoles(id, roles));
+        m_worker->requestDirectory();
+    });
+}
+
+QFuture<Result<void>> BrokerClient::setDisabled(const QString &id, bool disabled)
+{
+    return call<void>([this, id, disabled](BrokerHost &host, auto done) {
+        done(host.users()->setDisabled(id, disabled));
+        m_worker->requestDirectory();
+    });
+}
+
+QFuture<Result<void>> BrokerClient::removeUser(const QString &id)
+{
+    return call<void>([this, id](BrokerHost &host, auto done) {
+        done(host.users()->removeUser(id));
+        m_worker->requestDirectory();
+    });
+}
+
+} // namespace Broker

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "brokerhost.h"
+#include "hostreport.h"
+
+#include "core/brokersnapshot.h"
+#include "core/message.h"
+#include "core/queueinfo.h"
+#include "core/result.h"
+
+#include <QFuture>
+#include <QJsonObject>
+#include <QObject>
+#include <QPromise>
+#include <QThread>
+
+#include <functional>
+#include <memory>
+
+namespace Broker {
+
+class HostWorker;
+
+// The desktop app's handle on the broker: lives in the main thread and runs the broker (engine,
+// store, REST API) in a worker thread named "broker" that it owns. Commands go in as queued calls
+// and answer with a QFuture finished in the worker thread; continue it with
+// `.then(context, ...)` to come back to the main thread. Snapshots come out as signals about four
+// times a second and at once when queues are created, deleted or purged. Nothing here blocks on
+// the worker except the destructor, which stops it and waits for the thread to end.
+class BrokerClient : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State { Stopped, Starting, Running, Failed };
+    Q_ENUM(State)
+
+    explicit BrokerClient(int snapshotIntervalMs = 250, QObject *parent = nullptr);
+    ~BrokerClient() override;
+
+    State state() const { return m_state; }
+    const StartReport &lastStart() const { return m_lastStart; }
+
+    // Starts the host (stopping a running one first, gracefully). stateChanged follows.
+    QFuture<StartReport> start(const HostSettings &settings);
+    QFuture<void> stop();
+
+    QFuture<Result<QueueInfo>> createQueue(const QString &name, const QJsonObject &options);
+    QFuture<Result<qint64>> deleteQueue(const QString &name);
+    QFuture<Result<qint64>> purgeQueue(const QString &name);
+    QFuture<Result<PublishResult>> publish(const QString &queue, const NewMessage &message);
+    QFuture<Result<BrowsePage>> browse(const QString &queue, qint64 offset, qint64 limit);
+    QFuture<Result<qint64>> redrive(const QString &queue, qint64 limit);
+    QFuture<Result<QList<MessageEvent>>> lifecycle(const QString &messageId);
+
+    QFuture<Result<IssuedKey>> addUser(const QString &id, const QString &name, const QStringList &roles);
+    QFuture<Result<IssuedKey>> rotateKey(const QString &id);
+    QFuture<Result<void>> setRoles(const QString &id, const QStringList &roles);
+    QFuture<Result<void>> setDisabled(const QString &id, bool disabled);
+    QFuture<Result<void>> removeUser(const QString &id);
+
+    // Who is acting: recorded as the user in the event log for changes made from the UI.
+    static QString desktopUser() { return QStringLiteral("desktop"); }
+
+Q_SIGNALS:
+    void stateChanged(Broker::BrokerClient::State state);
+    void snapshotUpdated(const Broker::BrokerSnapshot &snapshot);
+    void directoryUpdated(const Broker::HostDirectory &directory);
+    void notificationRaised(const Broker::ErrorRecord &record);
+
+private:
+    // Runs `operation(host, complete)` in the worker thread; an error when the host is not running.
+    template<typename T>
+    QFuture<Result<T>> call(std::function<void(BrokerHost &, std::function<void(Result<T>)>)> operation);
+    void setState(State state);
+
+    QThread m_thread;
+    QObject *m_context = nullptr;   // lives in m_thread: the target of every queued call
+    HostWorker *m_worker = nullptr; // made, used and deleted in m_thread only
+    State m_state = State::Stopped;
+    StartReport m_lastStart;
+};
+
+} // namespace Broker

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "hostworker.h"
+
+#include "engine/messagebroker.h"
+#include "rest/restserver.h"
+
+#include <algorithm>
+
+namespace Broker {
+
+namespace {
+
+// lastUsedMs changes with every authenticated request; compared here so that the UI hears about
+// it at the snapshot rate, not per request.
+bool sameUsers(const QList<User> &a, const QList<User> &b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const User &x, const User &y) {
+        return x.id == y.id && x.name == y.name && x.roles == y.roles && x.keyPrefix == y.keyPrefix
+            && x.disabled == y.disabled && x.lastUsedMs == y.lastUsedMs;
+    });
+}
+
+} // namespace
+
+HostWorker::HostWorker(int snapshotIntervalMs, QObject *parent) : QObject(parent)
+{
+    m_tick.setInterval(snapshotIntervalMs);
+    connect(&m_tick, &QTimer::timeout, this, &HostWorker::takeSnapshot);
+    m_soon.setSingleShot(true);
+    m_soon.setInterval(0);
+    connect(&m_soon, &QTimer::timeout, this, &HostWorker::takeSnapshot);
+}
+
+HostWorker::~HostWorker() = default;
+
+StartReport HostWorker::start(const HostSettings &settings)
+{
+    m_tick.stop();
+    m_host.stop();
+    StartReport report;
+    report.configFile = settings.configFile;
+    const Result<void> started = m_host.start(settings);
+    report.configWarnings = m_host.configWarnings();
+    if (!started) {
+        report.error = started.error().detail.isEmpty()
+            ? started.error().message
+            : started.error().message + QStringLiteral(": ") + started.error().detail;
+        report.failedStage = m_host.failedStage();
+        return report;
+    }
+    report.ok = true;
+    report.apiUrl = m_host.apiUrl();
+    report.storage = m_host.broker()->storageBackend();
+    const BrokerConfig::Journal &journal = m_host.config().storage.journal;
+    report.durability = journal.enabled ? journal.fsync : QStringLiteral("none");
+    report.usersFile = m_host.usersFile();
+    report.issuedKeys = m_host.issuedKeys();
+    report.queueTypes = m_host.broker()->queueTypes();
+    report.roles = m_host.policy().roleNames();
+
+    MessageBroker *broker = m_host.broker();
+    connect(broker, &MessageBroker::queueCreated, this, &HostWorker::requestSnapshot);
+    connect(broker, &MessageBroker::queueDeleted, this, &HostWorker::requestSnapshot);
+    connect(broker, &MessageBroker::queuePurged, this, &HostWorker::requestSnapshot);
+    connect(m_host.errors(), &ErrorManager::errorRecorded, this, [this] { m_directoryDirty = true; });
+    connect(m_host.errors(), &ErrorManager::notificationRaised, this, &HostWorker::notificationRaised);
+
+    m_lastEvent = 0;
+    m_lastDirectory = {};
+    m_directoryDirty = true;
+    m_tick.start();
+    requestSnapshot();
+    return report;
+}
+
+void HostWorker::stop(std::function<void()> done)
+{
+    m_tick.stop();
+    m_soon.stop();
+    m_stopWaiters.push_back(std::move(done));
+    if (m_stopWaiters.size() > 1)
+        return; // a stop is under way; its end answers this one too
+    if (!m_host.isRunning()) {
+        finishStop();
+        return;
+    }
+    connect(&m_host, &BrokerHost::drained, this, &HostWorker::finishStop, Qt::SingleShotConnection);
+    m_host.stopAccepting();
+}
+
+void HostWorker::finishStop()
+{
+    // Queued: drained may be emitted from inside the REST server, which stop() destroys, and a
+    // waiter may delete this worker.
+    QMetaObject::invokeMethod(this, [this] {
+        m_host.stop();
+        std::vector<std::function<void()>> waiters;
+        waiters.swap(m_stopWaiters);
+        for (std::function<void()> &waiter : waiters)
+            waiter();
+    }, Qt::QueuedConnection);
+}
+
+void HostWorker::requestSnapshot()
+{
+    if (m_host.isRunning())
+        m_soon.start();
+}
+
+void HostWorker::requestDirectory()
+{
+    m_directoryDirty = true;
+    requestSnapshot();
+}
+
+void HostWorker::takeSnapshot()
+{
+    MessageBroker *broker = m_host.broker();
+    if (!broker || m_snapshotInFlight)
+        return;
+    publishDirectoryIfChanged(false);
+    // The Redis store answers later; one snapshot at a time keeps a slow store from piling them up.
+    m_snapshotInFlight = true;
+    broker->snapshot(m_lastEvent, [this](Result<BrokerSnapshot> snapshot) {
+        m_snapshotInFlight = false;
+        if (!snapshot)
+            return;
+        m_lastEvent = snapshot->lastEventNumber;
+        Q_EMIT snapshotTaken(*snapshot);
+    });
+}
+
+void HostWorker::publishDirectoryIfChanged(bool force)
+{
+    QList<User> users = m_host.users()->users();
+    if (!force && !m_directoryDirty && sameUsers(users, m_lastDirectory.users))
+        return;
+    m_directoryDirty = false;
+    HostDirectory directory;
+    directory.users = std::move(users);
+    const ErrorManager *errors = m_host.errors();
+    directory.errors = errors->recent();
+    for (int severity = 0; severity < 4; ++severity)
+        directory.errorTotals[size_t(severity)] = errors->total(Severity(severity));
+    m_lastDirectory = directory;
+    Q_EMIT directoryChanged(directory);
+}
+
+} // namespace Broker

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runtime/brokerclient.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+using namespace Broker;
+
+class TestBrokerClient : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    HostSettings settings() const
+    {
+        HostSettings s;
+        s.configFile = m_dir.filePath("broker.yaml");
+        s.createUsersFile = true;
+        s.bindOverride = "127.0.0.1";
+        s.portOverride = 0;
+        return s;
+    }
+
+    template<typename T>
+    static T wait(QFuture<T> future)
+    {
+        [&] { QTRY_VERIFY_WITH_TIMEOUT(future.isFinished(), 10000); }();
+        return future.result();
+    }
+    static void wait(QFuture<void> future)
+    {
+        [&] { QTRY_VERIFY_WITH_TIMEOUT(future.isFinished(), 10000); }();
+    }
+
+private Q_SLOTS:
+    void initTestCase();
+    void commandsRunInTheWorkerThread();
+    void snapshotsFollowChanges();
+    void usersAreWrittenAndReported();
+    void commandsWhileStoppedFail();
+    void restartStopsTheOldHostFirst();
+    void destroyingWhileBusyEndsCleanly();
+};
+
+void TestBrokerClient::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QFile config(m_dir.filePath("broker.yaml"));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("security: {users_file: users.yaml}\n");
+}
+
+void TestBrokerClient::commandsRunInTheWorkerThread()
+{
+    BrokerClient client;
+    QSignalSpy states(&client, &BrokerClient::stateChanged);
+    const StartReport report = wait(client.start(settings()));
+    QVERIFY2(report.ok, qPrintable(report.error));
+    QVERIFY(report.apiUrl.startsWith("http://127.0.0.1:"));
+    QCOMPARE(report.storage, "memory");
+    QCOMPARE(report.durability, "none");
+    QCOMPARE(report.issuedKeys.size(), 1); // first run: a users file with a fresh admin key
+    QVERIFY(report.queueTypes.contains("priority"));
+    QVERIFY(report.roles.contains("publisher"));
+    QTRY_COMPARE(client.state(), BrokerClient::State::Running);
+    QCOMPARE(states.first().first().value<BrokerClient::State>(), BrokerClient::State::Starting);
+
+    const Result<QueueInfo> created = wait(client.createQueue("orders", QJsonObject{{"max_size", 5}}));
+    QVERIFY(created.ok());
+    QCOMPARE(created->config.maxSize, 5);
+    QCOMPARE(wait(client.createQueue("orders", {})).error().code, ErrorCode::QueueExists);
+    QCOMPARE(wait(client.createQueue("bad name", {})).error().message, "Invalid queue name");
+
+    NewMessage message;
+    message.data = R"({"n":1})";
+    const Result<PublishResult> published = wait(client.publish("orders", message));
+    QVERIFY(published.ok());
+    QCOMPARE(published->queueSize, 1);
+
+    const Result<BrowsePage> page = wait(client.browse("orders", 0, 10));
+    QVERIFY(page.ok());
+    QCOMPARE(page->messages.size(), 1);
+    QCOMPARE(page->messages.first().data, R"({"n":1})");
+    QCOMPARE(page->messages.first().publisher, BrokerClient::desktopUser());
+
+    const Result<QList<MessageEvent>> history = wait(client.lifecycle(published->messageIds.first()));
+    QVERIFY(history.ok());
+    QCOMPARE(history->size(), 1);
+    QCOMPARE(history->first().kind, MessageEventKind::Published);
+
+    QCOMPARE(wait(client.purgeQueue("orders")).value(), 1);
+    QCOMPARE(wait(client.deleteQueue("orders")).ok(), true);
+    QCOMPARE(wait(client.deleteQueue("orders")).error().code, ErrorCode::QueueNotFound);
+}
+
+void TestBrokerClient::snapshotsFollowChanges()
+{
+    BrokerClient client(60000); // no periodic snapshots: only those caused by changes
+    QSignalSpy snapshots(&client, &BrokerClient::snapshotUpdated);
+    QVERIFY(wait(client.start(settings())).ok);
+    QTRY_COMPARE(snapshots.size(), 1); // one at start
+    QVERIFY(wait(client.createQueue("a", {})).ok());
+    QTRY_COMPARE(snapshots.size(), 2);
+    const auto snapshot = snapshots.last().first().value<BrokerSnapshot>();
+    QCOMPARE(snapshot.queues.size(), 1);
+    QCOMPARE(snapshot.queues.first().name, "a");
+    QCOMPARE(snapshot.storage, "memory");
+
+    // Events arrive once: each snapshot carries those after the previous one.
+    NewMessage message;
+    message.data = "1";
+    QVERIFY(wait(client.publish("a", message)).ok());
+    QVERIFY(wait(client.purgeQueue("a")).ok());
+    QTRY_COMPARE(snapshots.size(), 3);
+    const auto events = snapshots.last().first().value<BrokerSnapshot>().recentEvents;
+    QCOMPARE(events.size(), 2);
+    QCOMPARE(events.at(0).kind, MessageEventKind::Published);
+    QCOMPARE(events.at(1).kind, MessageEventKind::Purged);
+}
+
+void TestBrokerClient::usersAreWrittenAndReported()
+{
+    BrokerClient client;
+    QSignalSpy directories(&client, &BrokerClient::directoryUpdated);
+    QVERIFY(wait(client.start(settings())).ok);
+    const Result<IssuedKey> added = wait(client.addUser("reporter", "Report job", {"consumer"}));
+    QVERIFY(added.ok());
+    QCOMPARE(added->userId, "reporter");
+    QVERIFY(added->apiKey.size() >= 43);
+
+    QFile file(m_dir.filePath("users.yaml"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray text = file.readAll();
+    QVERIFY(text.contains("reporter"));
+    QVERIFY(!text.contains(added->apiKey.toUtf8())); // hashed at rest
+
+    QTRY_VERIFY(!directories.isEmpty()
+                && directories.last().first().value<HostDirectory>().users.size() == 2);
+    QCOMPARE(wait(client.setRoles("reporter", {"nobody"})).error().code, ErrorCode::InvalidArgument);
+    QVERIFY(wait(client.setDisabled("reporter", true)).ok());
+    QTRY_VERIFY(directories.last().first().value<HostDirectory>().users.last().disabled);
+    QVERIFY(wait(client.rotateKey("reporter"))->apiKey != added->apiKey);
+    QVERIFY(wait(client.removeUser("reporter")).ok());
+    QTRY_COMPARE(directories.last().first().value<HostDirectory>().users.size(), 1);
+}
+
+void TestBrokerClient::commandsWhileStoppedFail()
+{
+    BrokerClient client;
+    const Result<QueueInfo> created = wait(client.createQueue("a", {}));
+    QCOMPARE(created.error().code, ErrorCode::Unavailable);
+    QCOMPARE(created.error().message, "The broker is not running");
+}
+
+void TestBrokerClient::restartStopsTheOldHostFirst()
+{
+    BrokerClient client;
+    const StartReport first = wait(client.start(settings()));
+    QVERIFY(first.ok);
+    QVERIFY(wait(client.createQueue("kept-only-in-memory", {})).ok());
+    HostSettings same = settings();
+    same.portOverride = QUrl(first.apiUrl).port(); // the old listener must be gone to reuse it
+    const StartReport second = wait(client.start(same));
+    QVERIFY2(second.ok, qPrintable(second.error));
+    QCOMPARE(second.apiUrl, first.apiUrl);
+    QVERIFY(second.issuedKeys.isEmpty()); // the users file exists now
+    QCOMPARE(wait(client.createQueue("kept-only-in-memory", {})).ok(), true);
+
+    HostSettings broken = settings();
+    broken.bindOverride = "not-an-address";
+    const StartReport failed = wait(client.start(broken));
+    QVERIFY(!failed.ok);
+    QCOMPARE(failed.failedStage, StartStage::Listen);
+    QTRY_COMPARE(client.state(), BrokerClient::State::Failed);
+    wait(client.stop());
+    QTRY_COMPARE(client.state(), BrokerClient::State::Stopped);
+}
+
+void TestBrokerClient::destroyingWhileBusyEndsCleanly()
+{
+    auto client = std::make_unique<BrokerClient>(10);
+    QFuture<StartReport> started = client->start(settings());
+    QFuture<Result<QueueInfo>> created = client->createQueue("late", {});
+    client.reset(); // waits for the worker thread; nothing may crash or leak (ASan build)
+    QVERIFY(started.isFinished());
+    QVERIFY(created.isFinished());
+}
+
+QTEST_GUILESS_MAIN(TestBrokerClient)
+#include "tst_brokerclient.moc"
