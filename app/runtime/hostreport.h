@@ -30,6 +30,7 @@ struct StartReport
     QList<IssuedKey> issuedKeys;  // keys generated for this start: shown to the user once
     QStringList queueTypes;       // for the create-queue dialog
     QStringList roles;            // for the user dialog
+    BrokerConfig config;          // in force, after the environment's overrides
 };
 
 // The parts of a host's state that change rarely; sent when they change.

@@ -57,6 +57,7 @@ StartReport HostWorker::start(const HostSettings &settings)
     report.issuedKeys = m_host.issuedKeys();
     report.queueTypes = m_host.broker()->queueTypes();
     report.roles = m_host.policy().roleNames();
+    report.config = m_host.config();
 
     MessageBroker *broker = m_host.broker();
     connect(broker, &MessageBroker::queueCreated, this, &HostWorker::requestSnapshot);
