@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Third-party dependencies. On Debian 12 they come from:
-find_package(Qt6 6.4 REQUIRED COMPONENTS Core Network)
+find_package(Qt6 6.4 REQUIRED COMPONENTS Core Network Widgets)
 find_package(yaml-cpp 0.7 REQUIRED)
 find_package(PkgConfig REQUIRED)
 

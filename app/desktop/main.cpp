@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// brokerdesk: the desktop app. The broker (engine, store, REST API) runs in a worker thread
+// owned by BrokerClient; the window shows it live.
+#include "screenshots.h"
+#include "singleinstance.h"
+
+#include "config/configeditor.h"
+#include "runtime/brokerclient.h"
+#include "ui/mainwindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTextStream>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+constexpr auto AppId = "io.github.brokerdesk.BrokerDesk";
+
+// Qt aborts when it cannot reach a display; say so plainly first, and name the headless broker.
+bool displayAvailable(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (qstrcmp(argv[i], "-platform") == 0)
+            return true;
+    }
+    return qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || qEnvironmentVariableIsSet("DISPLAY")
+        || qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
+}
+
+// First run: a small configuration of the desktop's own in the user's config folder. The users
+// file is made by the broker on its first start, with a fresh admin key shown once.
+Broker::Result<QString> desktopConfigFile(const QString &requested)
+{
+    if (!requested.isEmpty())
+        return QFileInfo(requested).absoluteFilePath();
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + QStringLiteral("/brokerdesk");
+    const QString file = dir + QStringLiteral("/message_broker.yaml");
+    if (QFile::exists(file))
+        return file;
+    if (!QDir().mkpath(dir))
+        return Broker::Error{Broker::ErrorCode::Unavailable, QStringLiteral("cannot create %1").arg(dir)};
+    QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    const Broker::Result<void> written = Broker::ConfigEditor::apply(
+        file,
+        {{QStringLiteral("api.bind"), QStringLiteral("127.0.0.1")},
+         {QStringLiteral("api.port"), 8080},
+         {QStringLiteral("storage.backend"), QStringLiteral("memory")},
+         {QStringLiteral("security.users_file"), QStringLiteral("users.yaml")}},
+        QStringLiteral("BrokerDesk desktop configuration; the Settings page rewrites this file.\n"
+                       "Every key of message_broker.yaml may be set here."));
+    if (!written)
+        return written.error();
+    return file;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (!displayAvailable(argc, argv)) {
+        std::fputs("brokerdesk: no graphical display here (DISPLAY and WAYLAND_DISPLAY are not set).\n"
+                   "Run the headless broker instead, for example:\n"
+                   "  brokerd --config config/message_broker.yaml\n"
+                   "or start brokerdesk under a display (ssh -X, or xvfb-run for a virtual one).\n",
+                   stderr);
+        return 2;
+    }
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("brokerdesk"));
+    QApplication::setApplicationName(QStringLiteral("brokerdesk"));
+    QApplication::setApplicationDisplayName(QStringLiteral("BrokerDesk"));
+    QApplication::setApplicationVersion(QStringLiteral(BROKER_VERSION));
+    QGuiApplication::setDesktopFileName(QString::fromLatin1(AppId));
+    QApplication::setWindowIcon(QIcon::fromTheme(QString::fromLatin1(AppId), QIcon(QStringLiteral(":/icons/brokerdesk.svg"))));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("BrokerDesk: a message broker with a live admin UI"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption configOption(QStringLiteral("config"),
+                                          QStringLiteral("Configuration file (default: ~/.config/brokerdesk/message_broker.yaml, made on first run)."),
+                                          QStringLiteral("file"));
+    const QCommandLineOption portOption(QStringLiteral("port"), QStringLiteral("Serve the API on this port (0: any free port)."),
+                                        QStringLiteral("port"));
+    const QCommandLineOption screenshotsOption(
+        QStringLiteral("screenshots"),
+        QStringLiteral("Fill a throw-away broker with sample data, render every page to DIR/<page>.png, and exit."),
+        QStringLiteral("dir"));
+    parser.addOptions({configOption, portOption, screenshotsOption});
+    parser.process(app);
+
+    Broker::HostSettings settings;
+    settings.createUsersFile = true;
+    QTemporaryDir sampleDir;
+    const bool screenshots = parser.isSet(screenshotsOption);
+    if (screenshots) {
+        settings.configFile = sampleDir.filePath(QStringLiteral("message_broker.yaml"));
+        QFile file(settings.configFile);
+        if (!file.open(QIODevice::WriteOnly) || file.write("api: {bind: 127.0.0.1, port: 0}\n") < 0)
+            return 1;
+    } else {
+        const Broker::Result<QString> config = desktopConfigFile(parser.value(configOption));
+        if (!config) {
+            QTextStream(stderr) << "brokerdesk: " << config.error().message << '\n';
+            return 3;
+        }
+        settings.configFile = *config;
+    }
+    if (parser.isSet(portOption)) {
+        bool ok = false;
+        settings.portOverride = parser.value(portOption).toInt(&ok);
+        if (!ok || settings.portOverride < 0 || settings.portOverride > 65535) {
+            QTextStream(stderr) << "brokerdesk: --port wants a number from 0 to 65535\n";
+            return 2;
+        }
+    }
+
+    Broker::Desktop::SingleInstance instance(settings.configFile);
+    if (!screenshots) {
+        if (instance.handOverToRunning())
+            return 0; // the running window came to the front
+        instance.listen();
+    }
+
+    Broker::BrokerClient client;
+    Broker::Ui::MainWindow window(client, settings);
+    QObject::connect(&instance, &Broker::Desktop::SingleInstance::activationRequested, &window, [&window] {
+        window.showNormal();
+        window.raise();
+        window.activateWindow();
+    });
+
+    if (screenshots) {
+        window.resize(1180, 760);
+        window.show();
+        auto *session = new Broker::Desktop::ScreenshotSession(client, window, parser.value(screenshotsOption), &app);
+        client.start(settings).then(&window, [session, &window](const Broker::StartReport &report) {
+            window.showStartReport(report, false);
+            session->run(report);
+        });
+        return app.exec();
+    }
+    window.show();
+    window.startBroker();
+    return app.exec();
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "screenshots.h"
+
+#include "ui/flowpage.h"
+#include "ui/mainwindow.h"
+#include "ui/queuespage.h"
+
+#include <QCoreApplication>
+#include <QNetworkReply>
+#include <QTableView>
+#include <QTextStream>
+
+namespace Broker::Desktop {
+
+namespace {
+
+constexpr int TrafficTickMs = 100;
+constexpr int TrafficTicks = 80; // eight seconds of traffic: enough for the rate charts to draw
+
+} // namespace
+
+ScreenshotSession::ScreenshotSession(BrokerClient &client, Ui::MainWindow &window, QString outputDir, QObject *parent)
+    : QObject(parent), m_client(client), m_window(window), m_outputDir(std::move(outputDir))
+{
+    m_traffic.setInterval(TrafficTickMs);
+    connect(&m_traffic, &QTimer::timeout, this, &ScreenshotSession::sendTraffic);
+}
+
+void ScreenshotSession::run(const StartReport &report)
+{
+    m_report = report;
+    if (!report.ok || report.issuedKeys.isEmpty()) {
+        QTextStream(stderr) << "brokerdesk: the sample broker did not start: " << report.error << '\n';
+        QCoreApplication::exit(1);
+        return;
+    }
+    m_adminKey = report.issuedKeys.first().apiKey;
+    seed();
+}
+
+void ScreenshotSession::seed()
+{
+    m_client.createQueue(QStringLiteral("orders"), {{QStringLiteral("dead_letter_queue"), true},
+                                                    {QStringLiteral("max_deliveries"), 3}});
+    m_client.createQueue(QStringLiteral("emails.outbound"), {{QStringLiteral("max_size"), 50000}});
+    m_client.createQueue(QStringLiteral("jobs.priority"), {{QStringLiteral("type"), QStringLiteral("priority")}});
+    m_client.createQueue(QStringLiteral("audit.events"), {{QStringLiteral("type"), QStringLiteral("stream")}});
+    m_client.addUser(QStringLiteral("billing_service"), QStringLiteral("Billing service"), {QStringLiteral("publisher")});
+    m_client.addUser(QStringLiteral("mailer"), QStringLiteral("Mail sender"), {QStringLiteral("consumer")});
+    m_client.addUser(QStringLiteral("reporting"), QStringLiteral("Nightly reports"), {QStringLiteral("consumer")})
+        .then(this, [this](Result<IssuedKey>) {
+            // A wrong key, as a misconfigured client would send: the Errors page shows the record.
+            request("GET", QStringLiteral("/queues"), {}, QStringLiteral("not-a-valid-key"));
+            m_traffic.start();
+        });
+}
+
+void ScreenshotSession::request(const QByteArray &method, const QString &path, const QByteArray &body,
+                                const QString &apiKey)
+{
+    QNetworkRequest request(QUrl(m_report.apiUrl + path));
+    request.setRawHeader("X-API-Key", (apiKey.isEmpty() ? m_adminKey : apiKey).toUtf8());
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
+    connect(reply, &QNetworkReply::finished, reply, &QObject::deleteLater);
+}
+
+void ScreenshotSession::sendTraffic()
+{
+    const int tick = ++m_ticks;
+    // Orders arrive faster than they are handled, so the depth grows; some fail into the DLQ.
+    for (int i = 0; i < 4; ++i)
+        request("POST", QStringLiteral("/messages/orders"),
+                QStringLiteral(R"({"message":{"order":%1,"total":%2.50,"currency":"EUR"}})")
+                    .arg(tick * 4 + i)
+                    .arg(10 + (tick * 7 + i) % 90)
+                    .toUtf8());
+    request("GET", QStringLiteral("/messages/orders?count=2"));
+    request("POST", QStringLiteral("/messages/emails.outbound"),
+            QStringLiteral(R"({"message":{"to":"customer%1@example.com","template":"receipt"}})").arg(tick).toUtf8());
+    if (tick % 2 == 0)
+        request("GET", QStringLiteral("/messages/emails.outbound"));
+    request("POST", QStringLiteral("/messages/jobs.priority"),
+            QStringLiteral(R"({"message":{"job":"resize","image":%1},"priority":%2})").arg(tick).arg(tick % 3).toUtf8());
+    request("POST", QStringLiteral("/messages/audit.events"),
+            QStringLiteral(R"({"message":{"actor":"admin","action":"login","n":%1}})").arg(tick).toUtf8());
+    if (tick >= TrafficTicks) {
+        m_traffic.stop();
+        // Two snapshot ticks later every page has the final state.
+        QTimer::singleShot(700, this, &ScreenshotSession::finish);
+    }
+}
+
+void ScreenshotSession::finish()
+{
+    m_window.queuesPage()->selectQueue(QStringLiteral("orders"));
+    QTableView *tail = m_window.flowPage()->tailView();
+    if (tail->model()->rowCount() > 0) {
+        tail->selectRow(tail->model()->rowCount() - 3);
+    }
+    // The lifecycle answer arrives through the worker; give it a moment before rendering.
+    QTimer::singleShot(300, this, [this] {
+        const QStringList written = m_window.renderPages(m_outputDir);
+        QTextStream out(stdout);
+        for (const QString &file : written)
+            out << file << '\n';
+        QCoreApplication::exit(written.size() == Ui::MainWindow::PageCount ? 0 : 1);
+    });
+}
+
+} // namespace Broker::Desktop

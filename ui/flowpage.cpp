@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "flowpage.h"
+
+#include "eventtailmodel.h"
+#include "format.h"
+#include "ratechart.h"
+
+#include "core/messageid.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace Broker::Ui {
+
+namespace {
+
+constexpr qint64 HistoryMs = 5 * 60 * 1000;
+constexpr qint64 HistoryStepMs = 1000;
+
+} // namespace
+
+FlowPage::FlowPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_client(client)
+{
+    auto *layout = new QVBoxLayout(this);
+    auto *chartRow = new QHBoxLayout;
+    chartRow->addWidget(new QLabel(tr("Rates of")));
+    m_queuePicker = new QComboBox;
+    m_queuePicker->setObjectName(QStringLiteral("queuePicker"));
+    m_queuePicker->setMinimumContentsLength(24);
+    m_queuePicker->addItem(tr("all queues"), QString());
+    chartRow->addWidget(m_queuePicker);
+    chartRow->addStretch(1);
+    layout->addLayout(chartRow);
+    m_chart = new RateChart;
+    m_chart->setWindowSeconds(int(HistoryMs / 1000));
+    m_chart->addSeries(tr("publish"), QColor(0x1e, 0x88, 0xe5));
+    m_chart->addSeries(tr("consume"), QColor(0x43, 0xa0, 0x47));
+    m_chart->setMinimumHeight(160);
+    layout->addWidget(m_chart, 2);
+    connect(m_queuePicker, &QComboBox::currentIndexChanged, this, &FlowPage::redrawChart);
+
+    auto *tailRow = new QHBoxLayout;
+    tailRow->addWidget(new QLabel(tr("Live events")));
+    m_filter = new QLineEdit;
+    m_filter->setObjectName(QStringLiteral("tailFilter"));
+    m_filter->setPlaceholderText(tr("Filter by queue, event, message or user"));
+    m_filter->setClearButtonEnabled(true);
+    tailRow->addWidget(m_filter, 1);
+    m_pause = new QPushButton(tr("Pause"));
+    m_pause->setCheckable(true);
+    tailRow->addWidget(m_pause);
+    auto *clearButton = new QPushButton(tr("Clear"));
+    tailRow->addWidget(clearButton);
+    layout->addLayout(tailRow);
+
+    m_tail = new EventTailModel(5000, this);
+    m_tailFilter = new QSortFilterProxyModel(this);
+    m_tailFilter->setSourceModel(m_tail);
+    m_tailFilter->setFilterKeyColumn(-1); // any column
+    m_tailFilter->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    connect(m_filter, &QLineEdit::textChanged, m_tailFilter, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_pause, &QPushButton::toggled, this, &FlowPage::setPaused);
+    connect(clearButton, &QPushButton::clicked, m_tail, &EventTailModel::clear);
+
+    auto *splitter = new QSplitter;
+    m_tailView = new QTableView;
+    m_tailView->setObjectName(QStringLiteral("tail"));
+    m_tailView->setModel(m_tailFilter);
+    m_tailView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tailView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_tailView->verticalHeader()->hide();
+    m_tailView->verticalHeader()->setDefaultSectionSize(m_tailView->fontMetrics().height() + 6);
+    m_tailView->horizontalHeader()->setStretchLastSection(true);
+    m_tailView->setWordWrap(false);
+    const int digit = m_tailView->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+    m_tailView->setColumnWidth(EventTailModel::Time, 14 * digit);
+    m_tailView->setColumnWidth(EventTailModel::Event, 14 * digit);
+    m_tailView->setColumnWidth(EventTailModel::Queue, 18 * digit);
+    m_tailView->setColumnWidth(EventTailModel::Message, 24 * digit);
+    m_tailView->setColumnWidth(EventTailModel::Delivery, 9 * digit);
+    splitter->addWidget(m_tailView);
+    m_timeline = new QTreeWidget;
+    m_timeline->setObjectName(QStringLiteral("timeline"));
+    m_timeline->setHeaderLabels({tr("Step"), tr("At"), tr("After"), tr("Detail")});
+    m_timeline->setRootIsDecorated(false);
+    splitter->addWidget(m_timeline);
+    splitter->setSizes({640, 360});
+    layout->addWidget(splitter, 3);
+
+    connect(m_tailView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                const QString id = current.data(EventTailModel::MessageIdRole).toString();
+                if (!id.isEmpty())
+                    showLifecycle(id);
+            });
+    // Keep the newest row in view unless the user scrolled up to read.
+    connect(m_tailFilter, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (!m_pause->isChecked() && m_tailView->selectionModel()->selectedRows().isEmpty())
+            m_tailView->scrollToBottom();
+    });
+}
+
+void FlowPage::setPaused(bool paused)
+{
+    m_tail->setPaused(paused);
+    m_pause->setChecked(paused);
+    m_pause->setText(paused ? tr("Resume (%1 waiting)").arg(m_tail->pendingCount()) : tr("Pause"));
+}
+
+void FlowPage::clear()
+{
+    m_history.clear();
+    m_chart->clear();
+    m_tail->clear();
+}
+
+void FlowPage::showSnapshot(const BrokerSnapshot &snapshot)
+{
+    m_tail->append(snapshot.recentEvents);
+    if (m_tail->isPaused())
+        m_pause->setText(tr("Resume (%1 waiting)").arg(m_tail->pendingCount()));
+    if (!m_lifecycleId.isEmpty()) {
+        for (const MessageEvent &event : snapshot.recentEvents) {
+            if (MessageId::format(event.sequence) == m_lifecycleId) {
+                showLifecycle(m_lifecycleId); // the selected message moved on
+                break;
+            }
+        }
+    }
+    recordRates(snapshot);
+}
+
+void FlowPage::recordRates(const BrokerSnapshot &snapshot)
+{
+    if (snapshot.takenAtMs - m_lastHistoryMs < HistoryStepMs)
+        return;
+    m_lastHistoryMs = snapshot.takenAtMs;
+    const qint64 oldest = snapshot.takenAtMs - HistoryMs;
+    auto add = [&](const QString &key, const QueueRates &rates) {
+        std::deque<RatePoint> &points = m_history[key];
+        points.push_back({snapshot.takenAtMs, rates.publish1s, rates.consume1s});
+        while (!points.empty() && points.front().timeMs < oldest)
+            points.pop_front();
+    };
+    add(QString(), snapshot.rates);
+    for (const QueueInfo &queue : snapshot.queues) {
+        const bool busy = queue.rates.publish1s > 0 || queue.rates.consume1s > 0;
+        if (busy || m_history.contains(queue.name))
+            add(queue.name, queue.rates);
+    }
+    // Forget queues that stayed idle for the whole window, and deleted ones.
+    for (auto it = m_history.begin(); it != m_history.end();) {
+        const bool idle = std::all_of(it->begin(), it->end(),
+                                      [](const RatePoint &p) { return p.publish == 0 && p.consume == 0; });
+        const bool gone = it->empty() || it->back().timeMs != snapshot.takenAtMs;
+        if (!it.key().isEmpty() && (idle || gone))
+            it = m_history.erase(it);
+        else
+            ++it;
+    }
+    // The picker offers the broker and the queues with recent traffic, plus the one chosen.
+    const QString chosen = m_queuePicker->currentData().toString();
+    QStringList names = m_history.keys();
+    names.removeAll(QString());
+    if (!chosen.isEmpty() && !names.contains(chosen))
+        names.append(chosen);
+    names.sort();
+    QStringList shown;
+    for (int i = 1; i < m_queuePicker->count(); ++i)
+        shown.append(m_queuePicker->itemData(i).toString());
+    if (shown != names) {
+        const QSignalBlocker blocker(m_queuePicker);
+        while (m_queuePicker->count() > 1)
+            m_queuePicker->removeItem(1);
+        for (const QString &name : std::as_const(names))
+            m_queuePicker->addItem(name, name);
+        m_queuePicker->setCurrentIndex(qMax(0, m_queuePicker->findData(chosen)));
+    }
+    const auto points = m_history.constFind(chosen);
+    if (points != m_history.cend() && !points->empty())
+        m_chart->addSample(points->back().timeMs, {points->back().publish, points->back().consume});
+    else
+        m_chart->addSample(snapshot.takenAtMs, {0, 0});
+}
+
+void FlowPage::redrawChart()
+{
+    m_chart->clear();
+    const auto points = m_history.constFind(m_queuePicker->currentData().toString());
+    if (points == m_history.cend())
+        return;
+    for (const RatePoint &point : *points)
+        m_chart->addSample(point.timeMs, {point.publish, point.consume});
+}
+
+void FlowPage::showLifecycle(const QString &messageId)
+{
+    m_lifecycleId = messageId;
+    m_client.lifecycle(messageId).then(this, [this, messageId](Result<QList<MessageEvent>> events) {
+        if (messageId != m_lifecycleId)
+            return; // another message was selected meanwhile
+        m_timeline->clear();
+        if (!events)
+            return;
+        qint64 previous = 0;
+        for (const MessageEvent &event : *events) {
+            auto *item = new QTreeWidgetItem(m_timeline);
+            item->setText(0, QString::fromLatin1(messageEventKindName(event.kind)));
+            item->setText(1, formatClock(event.timeMs));
+            item->setText(2, previous == 0 ? QString() : QStringLiteral("+") + formatMillis(event.timeMs - previous));
+            QString detail = event.queue;
+            if (!event.user.isEmpty())
+                detail += QStringLiteral(" · ") + event.user;
+            if (!event.detail.isEmpty())
+                detail += QStringLiteral(" · ") + event.detail;
+            item->setText(3, detail);
+            previous = event.timeMs;
+        }
+        for (int column = 0; column < 3; ++column)
+            m_timeline->resizeColumnToContents(column);
+    });
+}
+
+} // namespace Broker::Ui

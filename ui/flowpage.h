@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "runtime/brokerclient.h"
+
+#include <QHash>
+#include <QWidget>
+
+#include <deque>
+
+class QComboBox;
+class QLineEdit;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+class QTreeWidget;
+
+namespace Broker::Ui {
+
+class EventTailModel;
+class RateChart;
+
+// Message flow: the publish and consume rate of one queue (or all) over the last minutes, a live
+// tail of message events with pause and filter, and the lifecycle of the selected message with
+// the time between its steps.
+class FlowPage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit FlowPage(BrokerClient &client, QWidget *parent = nullptr);
+
+    void showSnapshot(const Broker::BrokerSnapshot &snapshot);
+    void clear();
+
+    EventTailModel *tail() const { return m_tail; }
+    QTableView *tailView() const { return m_tailView; }
+    QTreeWidget *timeline() const { return m_timeline; }
+    void setPaused(bool paused);
+    void showLifecycle(const QString &messageId);
+
+private:
+    struct RatePoint
+    {
+        qint64 timeMs;
+        double publish;
+        double consume;
+    };
+    void recordRates(const BrokerSnapshot &snapshot);
+    void redrawChart();
+
+    BrokerClient &m_client;
+    QComboBox *m_queuePicker;
+    RateChart *m_chart;
+    EventTailModel *m_tail;
+    QSortFilterProxyModel *m_tailFilter;
+    QTableView *m_tailView;
+    QLineEdit *m_filter;
+    QPushButton *m_pause;
+    QTreeWidget *m_timeline;
+    // Rate history of the whole broker ("") and of queues that had traffic in the window, one
+    // point a second: idle queues cost nothing, so 10,000 queues do not mean 10,000 histories.
+    QHash<QString, std::deque<RatePoint>> m_history;
+    qint64 m_lastHistoryMs = 0;
+    QString m_lifecycleId;
+};
+
+} // namespace Broker::Ui

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "overviewpage.h"
+
+#include "format.h"
+#include "ratechart.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QFrame>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace Broker::Ui {
+
+namespace {
+
+QString statusHtml(const QString &text, const char *color)
+{
+    return QStringLiteral("<span style='color:%1'>●</span> %2").arg(QLatin1String(color), text);
+}
+
+} // namespace
+
+OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+
+    auto *figuresFrame = new QFrame;
+    figuresFrame->setFrameShape(QFrame::StyledPanel);
+    m_figures = new QGridLayout(figuresFrame);
+    m_figures->setHorizontalSpacing(32);
+    m_status = addFigure(tr("Status"), 0, 0);
+    m_uptime = addFigure(tr("Uptime"), 0, 1);
+    m_storage = addFigure(tr("Storage"), 0, 2);
+    m_queues = addFigure(tr("Queues"), 2, 0);
+    m_messages = addFigure(tr("Messages queued"), 2, 1);
+    m_processed = addFigure(tr("Messages processed"), 2, 2);
+    layout->addWidget(figuresFrame);
+
+    auto *endpointRow = new QHBoxLayout;
+    endpointRow->addWidget(new QLabel(tr("REST endpoint:")));
+    m_endpoint = new QLineEdit;
+    m_endpoint->setReadOnly(true);
+    m_endpoint->setObjectName(QStringLiteral("endpoint"));
+    endpointRow->addWidget(m_endpoint, 1);
+    auto *copy = new QPushButton(tr("Copy"));
+    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_endpoint->text()); });
+    endpointRow->addWidget(copy);
+    layout->addLayout(endpointRow);
+
+    m_chart = new RateChart;
+    m_chart->setTitle(tr("Messages per second"));
+    m_chart->addSeries(tr("publish"), QColor(0x1e, 0x88, 0xe5));
+    m_chart->addSeries(tr("consume"), QColor(0x43, 0xa0, 0x47));
+    layout->addWidget(m_chart, 1);
+    showState(BrokerClient::State::Stopped);
+}
+
+QLabel *OverviewPage::addFigure(const QString &caption, int row, int column)
+{
+    auto *title = new QLabel(caption);
+    title->setForegroundRole(QPalette::PlaceholderText);
+    auto *value = new QLabel(QStringLiteral("—"));
+    QFont big = value->font();
+    big.setPointSizeF(big.pointSizeF() * 1.5);
+    value->setFont(big);
+    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_figures->addWidget(title, row, column);
+    m_figures->addWidget(value, row + 1, column);
+    return value;
+}
+
+void OverviewPage::showStart(const StartReport &report)
+{
+    m_endpoint->setText(report.ok ? report.apiUrl : QString());
+    if (report.ok) {
+        const QString durability = report.durability == QLatin1StringView("none")
+            ? tr("volatile")
+            : tr("journal, fsync %1").arg(report.durability);
+        m_storage->setText(QStringLiteral("%1 (%2)").arg(report.storage, durability));
+    }
+}
+
+void OverviewPage::showState(BrokerClient::State state)
+{
+    switch (state) {
+    case BrokerClient::State::Stopped: m_status->setText(statusHtml(tr("stopped"), "#9e9e9e")); break;
+    case BrokerClient::State::Starting: m_status->setText(statusHtml(tr("starting"), "#9e9e9e")); break;
+    case BrokerClient::State::Failed: m_status->setText(statusHtml(tr("not running"), "#c62828")); break;
+    case BrokerClient::State::Running: break; // the next snapshot tells the health
+    }
+    if (state != BrokerClient::State::Running)
+        m_chart->clear();
+}
+
+void OverviewPage::showSnapshot(const BrokerSnapshot &snapshot)
+{
+    switch (snapshot.health) {
+    case HealthStatus::Healthy: m_status->setText(statusHtml(tr("healthy"), "#43a047")); break;
+    case HealthStatus::Degraded: m_status->setText(statusHtml(tr("degraded"), "#ef6c00")); break;
+    case HealthStatus::Unhealthy: m_status->setText(statusHtml(tr("unhealthy"), "#c62828")); break;
+    }
+    m_uptime->setText(formatDuration(snapshot.uptimeSeconds));
+    m_queues->setText(formatCount(snapshot.queues.size()));
+    m_messages->setText(formatCount(snapshot.messagesTotal));
+    m_processed->setText(formatCount(snapshot.messagesProcessed));
+    m_chart->addSample(snapshot.takenAtMs, {snapshot.rates.publish1s, snapshot.rates.consume1s});
+}
+
+} // namespace Broker::Ui

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "runtime/brokerclient.h"
+
+#include <QWidget>
+
+class QGridLayout;
+class QLabel;
+class QLineEdit;
+
+namespace Broker::Ui {
+
+class RateChart;
+
+// Health at a glance: status, uptime, counts, storage and the API endpoint, and the broker's
+// publish and consume rates over the last five minutes.
+class OverviewPage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit OverviewPage(QWidget *parent = nullptr);
+
+    void showStart(const Broker::StartReport &report);
+    void showState(Broker::BrokerClient::State state);
+    void showSnapshot(const Broker::BrokerSnapshot &snapshot);
+
+private:
+    QLabel *addFigure(const QString &caption, int row, int column);
+
+    QLabel *m_status;
+    QLabel *m_uptime;
+    QLabel *m_queues;
+    QLabel *m_messages;
+    QLabel *m_processed;
+    QLabel *m_storage;
+    QLineEdit *m_endpoint;
+    RateChart *m_chart;
+    QGridLayout *m_figures;
+};
+
+} // namespace Broker::Ui

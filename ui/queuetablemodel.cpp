@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "queuetablemodel.h"
+
+#include "format.h"
+
+#include <algorithm>
+
+namespace Broker::Ui {
+
+bool QueueTableModel::sameRow(const QueueInfo &a, const QueueInfo &b) const
+{
+    return a.depth == b.depth && a.inFlight == b.inFlight && a.delayed == b.delayed
+        && a.counters.deadLettered == b.counters.deadLettered && a.rates.publish1s == b.rates.publish1s
+        && a.rates.consume1s == b.rates.consume1s && a.config.type == b.config.type && a.created == b.created;
+}
+
+QVariant QueueTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const QueueInfo &queue = rowAt(index.row());
+    if (role == NameRole)
+        return queue.name;
+    if (role == Qt::TextAlignmentRole)
+        return index.column() <= Type ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && index.column() == Name) {
+        QString tip = QStringLiteral("max size %1, TTL %2, visibility timeout %3, max deliveries %4")
+                          .arg(formatCount(queue.config.maxSize), formatDuration(queue.config.ttlSeconds),
+                               formatDuration(queue.config.visibilityTimeoutSeconds))
+                          .arg(queue.config.maxDeliveries);
+        if (!queue.config.deadLetterQueue.isEmpty())
+            tip += QStringLiteral(", dead letters to %1").arg(queue.config.deadLetterQueue);
+        return tip;
+    }
+    const bool sorting = role == SortRole;
+    if (role != Qt::DisplayRole && !sorting)
+        return {};
+    switch (Column(index.column())) {
+    case Name: return queue.name;
+    case Type: return queue.config.type;
+    case Depth: return sorting ? QVariant(queue.depth) : QVariant(formatCount(queue.depth));
+    case InFlight: return sorting ? QVariant(queue.inFlight) : QVariant(formatCount(queue.inFlight));
+    case Delayed: return sorting ? QVariant(queue.delayed) : QVariant(formatCount(queue.delayed));
+    case DeadLettered:
+        return sorting ? QVariant(queue.counters.deadLettered) : QVariant(formatCount(queue.counters.deadLettered));
+    case PublishRate: return sorting ? QVariant(queue.rates.publish1s) : QVariant(formatRate(queue.rates.publish1s));
+    case ConsumeRate: return sorting ? QVariant(queue.rates.consume1s) : QVariant(formatRate(queue.rates.consume1s));
+    case Created:
+        return sorting ? QVariant(queue.created) : QVariant(formatTimestamp(qint64(queue.created * 1000)));
+    case ColumnCount: break;
+    }
+    return {};
+}
+
+QVariant QueueTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (Column(section)) {
+    case Name: return tr("Name");
+    case Type: return tr("Type");
+    case Depth: return tr("Depth");
+    case InFlight: return tr("In flight");
+    case Delayed: return tr("Delayed");
+    case DeadLettered: return tr("Dead-lettered");
+    case PublishRate: return tr("Publish");
+    case ConsumeRate: return tr("Consume");
+    case Created: return tr("Created");
+    case ColumnCount: break;
+    }
+    return {};
+}
+
+int QueueTableModel::rowOf(const QString &name) const
+{
+    const auto found = std::lower_bound(rows().begin(), rows().end(), name,
+                                        [](const QueueInfo &info, const QString &key) { return info.name < key; });
+    return found != rows().end() && found->name == name ? int(found - rows().begin()) : -1;
+}
+
+} // namespace Broker::Ui

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "keyedtablemodel.h"
+
+#include "core/queueinfo.h"
+
+namespace Broker::Ui {
+
+// The queues of a snapshot, one row each, in name order. Numeric columns answer SortRole with
+// numbers so that a sort proxy orders them as numbers.
+class QueueTableModel : public KeyedTableModel<QueueInfo>
+{
+public:
+    enum Column { Name, Type, Depth, InFlight, Delayed, DeadLettered, PublishRate, ConsumeRate, Created, ColumnCount };
+    static constexpr int SortRole = Qt::UserRole;
+    static constexpr int NameRole = Qt::UserRole + 1;
+
+    using KeyedTableModel::KeyedTableModel;
+
+    int columnCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : ColumnCount; }
+    QVariant data(const QModelIndex &index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+    // The row of a queue, or -1.
+    int rowOf(const QString &name) const;
+
+protected:
+    bool before(const QueueInfo &a, const QueueInfo &b) const override { return a.name < b.name; }
+    bool sameRow(const QueueInfo &a, const QueueInfo &b) const override;
+};
+
+} // namespace Broker::Ui

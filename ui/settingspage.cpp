@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "settingspage.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHostAddress>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+
+namespace Broker::Ui {
+
+namespace {
+
+QSpinBox *spinBox(int minimum, int maximum, const QString &suffix)
+{
+    auto *box = new QSpinBox;
+    box->setRange(minimum, maximum);
+    box->setSuffix(suffix);
+    box->setGroupSeparatorShown(true);
+    return box;
+}
+
+QString onOff(bool value)
+{
+    return value ? QStringLiteral("on") : QStringLiteral("off");
+}
+
+} // namespace
+
+SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
+{
+    // The form keeps a readable width on wide windows.
+    auto *outer = new QHBoxLayout(this);
+    auto *column = new QWidget;
+    column->setMaximumWidth(640);
+    outer->addWidget(column, 1);
+    outer->addStretch(0);
+    auto *layout = new QVBoxLayout(column);
+    m_file = new QLabel;
+    m_file->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_file);
+
+    auto *api = new QGroupBox(tr("REST API"));
+    auto *apiForm = new QFormLayout(api);
+    m_bind = new QLineEdit;
+    m_bind->setObjectName(QStringLiteral("bind"));
+    m_bind->setToolTip(tr("127.0.0.1 keeps the API on this computer; 0.0.0.0 or :: opens it to the network"));
+    apiForm->addRow(tr("Bind address"), m_bind);
+    m_port = spinBox(0, 65535, QString());
+    m_port->setObjectName(QStringLiteral("port"));
+    m_port->setGroupSeparatorShown(false);
+    m_port->setSpecialValueText(tr("any free port"));
+    apiForm->addRow(tr("Port"), m_port);
+    layout->addWidget(api);
+
+    auto *storage = new QGroupBox(tr("Storage"));
+    auto *storageForm = new QFormLayout(storage);
+    m_backend = new QComboBox;
+    m_backend->setObjectName(QStringLiteral("backend"));
+    m_backend->addItem(tr("memory (embedded)"), QStringLiteral("memory"));
+    m_backend->addItem(tr("Redis (not available in this build)"), QStringLiteral("redis"));
+    if (auto *items = qobject_cast<QStandardItemModel *>(m_backend->model()))
+        items->item(1)->setEnabled(false);
+    storageForm->addRow(tr("Backend"), m_backend);
+    layout->addWidget(storage);
+
+    auto *limits = new QGroupBox(tr("Limits"));
+    auto *limitsForm = new QFormLayout(limits);
+    m_maxBody = spinBox(1, 1024 * 1024, tr(" KiB"));
+    limitsForm->addRow(tr("Request body"), m_maxBody);
+    m_maxMessage = spinBox(1, 1024 * 1024, tr(" KiB"));
+    limitsForm->addRow(tr("One message"), m_maxMessage);
+    m_maxConnections = spinBox(1, 100000, QString());
+    limitsForm->addRow(tr("Connections"), m_maxConnections);
+    auto *rateRow = new QHBoxLayout;
+    m_rateLimit = new QCheckBox(tr("Limit each API key to"));
+    m_requestsPerMinute = spinBox(1, 10'000'000, tr(" requests/min"));
+    rateRow->addWidget(m_rateLimit);
+    rateRow->addWidget(m_requestsPerMinute, 1);
+    limitsForm->addRow(tr("Rate limit"), rateRow);
+    layout->addWidget(limits);
+
+    m_problem = new QLabel;
+    m_problem->setStyleSheet(QStringLiteral("color: #c62828"));
+    layout->addWidget(m_problem);
+    auto *buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    m_revert = new QPushButton(tr("Revert"));
+    m_apply = new QPushButton(tr("Apply and restart broker"));
+    m_apply->setObjectName(QStringLiteral("apply"));
+    buttons->addWidget(m_revert);
+    buttons->addWidget(m_apply);
+    layout->addLayout(buttons);
+    layout->addStretch(1);
+
+    connect(m_revert, &QPushButton::clicked, this, [this] { showConfig(m_config, m_file->toolTip()); });
+    connect(m_apply, &QPushButton::clicked, this, [this] { Q_EMIT applyRequested(changes(), describeChanges()); });
+    for (QSpinBox *box : {m_port, m_maxBody, m_maxMessage, m_maxConnections, m_requestsPerMinute})
+        connect(box, &QSpinBox::valueChanged, this, &SettingsPage::updateState);
+    connect(m_bind, &QLineEdit::textChanged, this, &SettingsPage::updateState);
+    connect(m_backend, &QComboBox::currentIndexChanged, this, &SettingsPage::updateState);
+    connect(m_rateLimit, &QCheckBox::toggled, this, &SettingsPage::updateState);
+    updateState();
+}
+
+void SettingsPage::showConfig(const BrokerConfig &config, const QString &configFile)
+{
+    m_config = config;
+    m_file->setText(tr("Saved in %1").arg(configFile));
+    m_file->setToolTip(configFile);
+    m_bind->setText(config.api.bind);
+    m_port->setValue(config.api.port);
+    m_backend->setCurrentIndex(qMax(0, m_backend->findData(config.storage.backend)));
+    m_maxBody->setValue(int(config.api.limits.maxBodyBytes / 1024));
+    m_maxMessage->setValue(int(config.api.limits.maxMessageBytes / 1024));
+    m_maxConnections->setValue(config.api.limits.maxConnections);
+    m_rateLimit->setChecked(config.api.rateLimit.enabled);
+    m_requestsPerMinute->setValue(config.api.rateLimit.requestsPerMinute);
+    updateState();
+}
+
+QList<ConfigEditor::Change> SettingsPage::changes() const
+{
+    QList<ConfigEditor::Change> changed;
+    auto compare = [&](const char *key, const QVariant &now, const QVariant &before) {
+        if (now != before)
+            changed.append(qMakePair(QString::fromLatin1(key), now));
+    };
+    compare("api.bind", m_bind->text().trimmed(), m_config.api.bind);
+    compare("api.port", m_port->value(), m_config.api.port);
+    compare("storage.backend", m_backend->currentData().toString(), m_config.storage.backend);
+    compare("api.limits.max_body_bytes", qint64(m_maxBody->value()) * 1024, m_config.api.limits.maxBodyBytes);
+    compare("api.limits.max_message_bytes", qint64(m_maxMessage->value()) * 1024, m_config.api.limits.maxMessageBytes);
+    compare("api.limits.max_connections", m_maxConnections->value(), m_config.api.limits.maxConnections);
+    compare("api.rate_limit.enabled", m_rateLimit->isChecked(), m_config.api.rateLimit.enabled);
+    compare("api.rate_limit.requests_per_minute", m_requestsPerMinute->value(), m_config.api.rateLimit.requestsPerMinute);
+    return changed;
+}
+
+QStringList SettingsPage::describeChanges() const
+{
+    QStringList lines;
+    auto line = [&](const QString &what, const QString &before, const QString &now) {
+        if (before != now)
+            lines.append(tr("%1: %2 → %3").arg(what, before, now));
+    };
+    line(tr("bind address"), m_config.api.bind, m_bind->text().trimmed());
+    line(tr("port"), QString::number(m_config.api.port), QString::number(m_port->value()));
+    line(tr("storage"), m_config.storage.backend, m_backend->currentData().toString());
+    line(tr("request body limit"), QStringLiteral("%1 KiB").arg(m_config.api.limits.maxBodyBytes / 1024),
+         QStringLiteral("%1 KiB").arg(m_maxBody->value()));
+    line(tr("message limit"), QStringLiteral("%1 KiB").arg(m_config.api.limits.maxMessageBytes / 1024),
+         QStringLiteral("%1 KiB").arg(m_maxMessage->value()));
+    line(tr("connection limit"), QString::number(m_config.api.limits.maxConnections),
+         QString::number(m_maxConnections->value()));
+    line(tr("rate limit"), onOff(m_config.api.rateLimit.enabled), onOff(m_rateLimit->isChecked()));
+    line(tr("requests per minute"), QString::number(m_config.api.rateLimit.requestsPerMinute),
+         QString::number(m_requestsPerMinute->value()));
+    return lines;
+}
+
+void SettingsPage::setBusy(bool busy)
+{
+    setEnabled(!busy);
+}
+
+void SettingsPage::updateState()
+{
+    m_requestsPerMinute->setEnabled(m_rateLimit->isChecked());
+    QString problem;
+    const QString bind = m_bind->text().trimmed();
+    if (bind != QLatin1StringView("localhost") && QHostAddress(bind).isNull())
+        problem = tr("The bind address must be an IP address such as 127.0.0.1, or localhost");
+    else if (m_maxMessage->value() > m_maxBody->value())
+        problem = tr("One message cannot be larger than a whole request body");
+    m_problem->setText(problem);
+    const bool changed = !changes().isEmpty();
+    m_apply->setEnabled(problem.isEmpty() && changed);
+    m_revert->setEnabled(changed);
+}
+
+} // namespace Broker::Ui

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "runtime/brokerclient.h"
+
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QTableView;
+
+namespace Broker::Ui {
+
+class MessageBar;
+class UserTableModel;
+
+// The users of users.yaml: add (the key is shown once), rotate a key, edit roles, disable or
+// enable, delete. Every change is written to the file before it shows here.
+class UsersPage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit UsersPage(BrokerClient &client, QWidget *parent = nullptr);
+
+    void showStart(const Broker::StartReport &report);
+    void showDirectory(const Broker::HostDirectory &directory);
+    UserTableModel *model() const { return m_model; }
+    QTableView *view() const { return m_view; }
+    QString selectedUser() const;
+
+    void addUser();
+    void rotateKey();
+    void editRoles();
+    void toggleDisabled();
+    void deleteUser();
+
+private:
+    void showKey(const QString &userId, const QString &apiKey, const QString &intro);
+    void report(const Result<void> &result, const QString &done);
+    void updateActions();
+
+    BrokerClient &m_client;
+    QStringList m_roles;
+    UserTableModel *m_model;
+    QTableView *m_view;
+    QLabel *m_file;
+    MessageBar *m_bar;
+    QPushButton *m_disable;
+    QList<QPushButton *> m_userActions;
+};
+
+} // namespace Broker::Ui
