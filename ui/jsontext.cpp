@@ -43,13 +43,13 @@ std::optional<QByteArray> compactJson(const QString &text, QString *error)
     QJsonParseError parseError;
     const std::optional<QJsonValue> value = parseValue(utf8, &parseError);
     if (!value) {
-        // Offsets count the '[' added in front.
+        // Offsets count the '[' added in front; Qt points at or just after the trouble.
         const qsizetype offset = qMax(0, parseError.offset - 1);
         const qsizetype line = utf8.left(offset).count('\n') + 1;
         const qsizetype column = offset - utf8.lastIndexOf('\n', offset - 1);
         *error = parseError.error == QJsonParseError::NoError
             ? QStringLiteral("One JSON value is expected")
-            : QStringLiteral("Line %1, column %2: %3").arg(line).arg(column).arg(parseError.errorString());
+            : QStringLiteral("Near line %1, column %2: %3").arg(line).arg(column).arg(parseError.errorString());
         return std::nullopt;
     }
     if (value->isNull()) {

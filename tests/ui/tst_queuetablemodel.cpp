@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/queuetablemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTest>
+
+using namespace Broker;
+using namespace Broker::Ui;
+
+namespace {
+
+QueueInfo queue(const QString &name, qint64 depth = 0)
+{
+    QueueInfo info;
+    info.name = name;
+    info.depth = depth;
+    return info;
+}
+
+QList<QueueInfo> queues(const QStringList &names)
+{
+    QList<QueueInfo> list;
+    for (const QString &name : names)
+        list.append(queue(name));
+    return list;
+}
+
+QStringList namesIn(const QueueTableModel &model)
+{
+    QStringList names;
+    for (int row = 0; row < model.rowCount(); ++row)
+        names.append(model.index(row, QueueTableModel::Name).data().toString());
+    return names;
+}
+
+} // namespace
+
+class TestQueueTableModel : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void mergesInsteadOfResetting_data();
+    void mergesInsteadOfResetting();
+    void changedRowsAreOneDataChanged();
+    void unchangedTickSignalsNothing();
+    void randomSnapshotsKeepTheModelConsistent();
+    void sortsNumbersAsNumbers();
+};
+
+void TestQueueTableModel::mergesInsteadOfResetting_data()
+{
+    QTest::addColumn<QStringList>("before");
+    QTest::addColumn<QStringList>("after");
+    QTest::addColumn<int>("inserts");  // rowsInserted signals (runs, not rows)
+    QTest::addColumn<int>("removes");
+    QTest::addRow("empty-to-some") << QStringList{} << QStringList{"a", "b", "c"} << 1 << 0;
+    QTest::addRow("some-to-empty") << QStringList{"a", "b"} << QStringList{} << 0 << 1;
+    QTest::addRow("insert-middle") << QStringList{"a", "c"} << QStringList{"a", "b", "c"} << 1 << 0;
+    QTest::addRow("remove-middle-run") << QStringList{"a", "b", "c", "d"} << QStringList{"a", "d"} << 0 << 1;
+    QTest::addRow("replace-all") << QStringList{"a", "b"} << QStringList{"c", "d"} << 1 << 1;
+    QTest::addRow("interleaved") << QStringList{"b", "d", "f"} << QStringList{"a", "d", "e", "g"} << 3 << 2;
+    QTest::addRow("same") << QStringList{"a", "b"} << QStringList{"a", "b"} << 0 << 0;
+}
+
+void TestQueueTableModel::mergesInsteadOfResetting()
+{
+    QFETCH(QStringList, before);
+    QFETCH(QStringList, after);
+    QFETCH(int, inserts);
+    QFETCH(int, removes);
+    QueueTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRows(queues(before));
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    model.setRows(queues(after));
+    QCOMPARE(namesIn(model), after);
+    QCOMPARE(inserted.size(), inserts);
+    QCOMPARE(removed.size(), removes);
+    QCOMPARE(reset.size(), 0);
+}
+
+void TestQueueTableModel::changedRowsAreOneDataChanged()
+{
+    QueueTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRows({queue("a"), queue("b"), queue("c"), queue("d")});
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setRows({queue("a"), queue("b", 5), queue("c"), queue("d", 7)});
+    QCOMPARE(changed.size(), 1);
+    QCOMPARE(changed.first().at(0).toModelIndex().row(), 1);
+    QCOMPARE(changed.first().at(1).toModelIndex().row(), 3);
+    QCOMPARE(model.index(1, QueueTableModel::Depth).data().toString(), "5");
+    QCOMPARE(model.index(3, QueueTableModel::Depth).data(QueueTableModel::SortRole).toLongLong(), 7);
+}
+
+void TestQueueTableModel::unchangedTickSignalsNothing()
+{
+    QueueTableModel model;
+    model.setRows({queue("a", 1), queue("b", 2)});
+    QSignalSpy any(&model, &QAbstractItemModel::dataChanged);
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    model.setRows({queue("a", 1), queue("b", 2)});
+    QCOMPARE(any.size(), 0);
+    QCOMPARE(inserted.size(), 0);
+}
+
+void TestQueueTableModel::randomSnapshotsKeepTheModelConsistent()
+{
+    // A proxy on top, as in the app, so that the tester also checks what the proxy is told.
+    QueueTableModel model;
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(QueueTableModel::SortRole);
+    proxy.sort(QueueTableModel::Depth, Qt::DescendingOrder);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QRandomGenerator random(20261129);
+    for (int round = 0; round < 200; ++round) {
+        QList<QueueInfo> next;
+        for (int i = 0; i < 40; ++i) {
+            if (random.bounded(3) != 0)
+                next.append(queue(QStringLiteral("q%1").arg(i, 2, 10, QLatin1Char('0')), random.bounded(5)));
+        }
+        model.setRows(next);
+        QCOMPARE(model.rowCount(), next.size());
+        for (int row = 0; row < next.size(); ++row) {
+            QCOMPARE(model.rowAt(row).name, next[row].name);
+            QCOMPARE(model.rowAt(row).depth, next[row].depth);
+        }
+        QCOMPARE(proxy.rowCount(), next.size());
+    }
+}
+
+void TestQueueTableModel::sortsNumbersAsNumbers()
+{
+    QueueTableModel model;
+    model.setRows({queue("a", 9), queue("b", 10), queue("c", 1000)});
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(QueueTableModel::SortRole);
+    proxy.sort(QueueTableModel::Depth, Qt::AscendingOrder);
+    QCOMPARE(proxy.index(0, QueueTableModel::Name).data().toString(), "a");
+    QCOMPARE(proxy.index(2, QueueTableModel::Name).data().toString(), "c");
+    QCOMPARE(proxy.index(2, QueueTableModel::Depth).data().toString(), "1,000");
+    QCOMPARE(model.rowOf("b"), 1);
+    QCOMPARE(model.rowOf("zz"), -1);
+}
+
+QTEST_APPLESS_MAIN(TestQueueTableModel)
+#include "tst_queuetablemodel.moc"
