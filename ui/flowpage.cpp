@@ -7,6 +7,7 @@
 
 #include "core/messageid.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -27,6 +28,8 @@ namespace {
 
 constexpr qint64 HistoryMs = 5 * 60 * 1000;
 constexpr qint64 HistoryStepMs = 1000;
+constexpr size_t BusiestTracked = 10; // the busiest queues of each second start being tracked
+constexpr qsizetype MaxTracked = 32;  // queue histories kept at most
 
 } // namespace
 
@@ -145,41 +148,65 @@ void FlowPage::recordRates(const BrokerSnapshot &snapshot)
 {
     if (snapshot.takenAtMs - m_lastHistoryMs < HistoryStepMs)
         return;
-    m_lastHistoryMs = snapshot.takenAtMs;
-    const qint64 oldest = snapshot.takenAtMs - HistoryMs;
+    const qint64 now = snapshot.takenAtMs;
+    m_lastHistoryMs = now;
     auto add = [&](const QString &key, const QueueRates &rates) {
-        std::deque<RatePoint> &points = m_history[key];
-        points.push_back({snapshot.takenAtMs, rates.publish1s, rates.consume1s});
-        while (!points.empty() && points.front().timeMs < oldest)
-            points.pop_front();
+        History &history = m_history[key];
+        history.points.push_back({now, rates.publish1s, rates.consume1s});
+        while (!history.points.empty() && history.points.front().timeMs < now - HistoryMs)
+            history.points.pop_front();
+        if (rates.publish1s > 0 || rates.consume1s > 0)
+            history.lastBusyMs = now;
     };
     add(QString(), snapshot.rates);
+
+    // Start tracking the busiest queues of this moment; the snapshot is sorted by name, so the
+    // queues already tracked are found by binary search. Cost per second: one pass over the
+    // queues plus a few dozen lookups, whatever the number of queues.
+    std::vector<const QueueInfo *> busiest;
     for (const QueueInfo &queue : snapshot.queues) {
-        const bool busy = queue.rates.publish1s > 0 || queue.rates.consume1s > 0;
-        if (busy || m_history.contains(queue.name))
-            add(queue.name, queue.rates);
+        if (queue.rates.publish1s > 0 || queue.rates.consume1s > 0)
+            busiest.push_back(&queue);
     }
-    // Forget queues that stayed idle for the whole window, and deleted ones.
-    for (auto it = m_history.begin(); it != m_history.end();) {
-        const bool idle = std::all_of(it->begin(), it->end(),
-                                      [](const RatePoint &p) { return p.publish == 0 && p.consume == 0; });
-        const bool gone = it->empty() || it->back().timeMs != snapshot.takenAtMs;
-        if (!it.key().isEmpty() && (idle || gone))
-            it = m_history.erase(it);
-        else
-            ++it;
-    }
-    // The picker offers the broker and the queues with recent traffic, plus the one chosen.
+    const auto load = [](const QueueInfo *q) { return q->rates.publish1s + q->rates.consume1s; };
+    const size_t top = std::min<size_t>(busiest.size(), BusiestTracked);
+    std::partial_sort(busiest.begin(), busiest.begin() + qsizetype(top), busiest.end(),
+                      [&](const QueueInfo *a, const QueueInfo *b) { return load(a) > load(b); });
+    for (size_t i = 0; i < top; ++i)
+        m_history[busiest[i]->name];
     const QString chosen = m_queuePicker->currentData().toString();
+    for (auto it = m_history.begin(); it != m_history.end();) {
+        if (it.key().isEmpty()) {
+            ++it;
+            continue;
+        }
+        const auto found = std::lower_bound(snapshot.queues.begin(), snapshot.queues.end(), it.key(),
+                                            [](const QueueInfo &q, const QString &name) { return q.name < name; });
+        const bool exists = found != snapshot.queues.end() && found->name == it.key();
+        const bool stale = it->lastBusyMs < now - HistoryMs && it.key() != chosen;
+        if (!exists || (stale && !it->points.empty())) {
+            it = m_history.erase(it); // deleted, or idle for the whole window
+            continue;
+        }
+        add(it.key(), found->rates);
+        ++it;
+    }
+    // Never more than MaxTracked histories: the longest idle go first.
+    while (m_history.size() > MaxTracked + 1) {
+        auto idlest = m_history.end();
+        for (auto it = m_history.begin(); it != m_history.end(); ++it) {
+            if (!it.key().isEmpty() && it.key() != chosen && (idlest == m_history.end() || it->lastBusyMs < idlest->lastBusyMs))
+                idlest = it;
+        }
+        m_history.erase(idlest);
+    }
+
+    // The picker offers the whole broker and the tracked queues; rebuilt only when they change.
     QStringList names = m_history.keys();
     names.removeAll(QString());
-    if (!chosen.isEmpty() && !names.contains(chosen))
-        names.append(chosen);
     names.sort();
-    QStringList shown;
-    for (int i = 1; i < m_queuePicker->count(); ++i)
-        shown.append(m_queuePicker->itemData(i).toString());
-    if (shown != names) {
+    if (names != m_pickerNames && !m_queuePicker->view()->isVisible()) {
+        m_pickerNames = names;
         const QSignalBlocker blocker(m_queuePicker);
         while (m_queuePicker->count() > 1)
             m_queuePicker->removeItem(1);
@@ -187,11 +214,11 @@ void FlowPage::recordRates(const BrokerSnapshot &snapshot)
             m_queuePicker->addItem(name, name);
         m_queuePicker->setCurrentIndex(qMax(0, m_queuePicker->findData(chosen)));
     }
-    const auto points = m_history.constFind(chosen);
-    if (points != m_history.cend() && !points->empty())
-        m_chart->addSample(points->back().timeMs, {points->back().publish, points->back().consume});
+    const auto shown = m_history.constFind(m_queuePicker->currentData().toString());
+    if (shown != m_history.cend() && !shown->points.empty())
+        m_chart->addSample(shown->points.back().timeMs, {shown->points.back().publish, shown->points.back().consume});
     else
-        m_chart->addSample(snapshot.takenAtMs, {0, 0});
+        m_chart->addSample(now, {0, 0});
 }
 
 void FlowPage::redrawChart()
@@ -200,7 +227,7 @@ void FlowPage::redrawChart()
     const auto points = m_history.constFind(m_queuePicker->currentData().toString());
     if (points == m_history.cend())
         return;
-    for (const RatePoint &point : *points)
+    for (const RatePoint &point : points->points)
         m_chart->addSample(point.timeMs, {point.publish, point.consume});
 }
 

@@ -57,9 +57,16 @@ private:
     QLineEdit *m_filter;
     QPushButton *m_pause;
     QTreeWidget *m_timeline;
-    // Rate history of the whole broker ("") and of queues that had traffic in the window, one
-    // point a second: idle queues cost nothing, so 10,000 queues do not mean 10,000 histories.
-    QHash<QString, std::deque<RatePoint>> m_history;
+    struct History
+    {
+        std::deque<RatePoint> points;
+        qint64 lastBusyMs = 0;
+    };
+    // Rate history, one point a second, of the whole broker ("") and of a bounded set of queues:
+    // the busiest ones and the one chosen. 10,000 queues do not mean 10,000 histories; a queue
+    // picked for the first time charts from that moment on.
+    QHash<QString, History> m_history;
+    QStringList m_pickerNames;
     qint64 m_lastHistoryMs = 0;
     QString m_lifecycleId;
 };
