@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // brokerd: the headless broker. Thin on purpose: BrokerHost does the work.
 
-#include "unixsignals.h"
+#include "runtime/unixsignals.h"
 
 #include "errors/logging.h"
 #include "runtime/brokerhost.h"

@@ -6,6 +6,7 @@
 
 #include "config/configeditor.h"
 #include "runtime/brokerclient.h"
+#include "runtime/unixsignals.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
@@ -67,9 +68,10 @@ int main(int argc, char **argv)
 {
     if (!displayAvailable(argc, argv)) {
         std::fputs("brokerdesk: no graphical display here (DISPLAY and WAYLAND_DISPLAY are not set).\n"
-                   "Run the headless broker instead, for example:\n"
-                   "  brokerd --config config/message_broker.yaml\n"
-                   "or start brokerdesk under a display (ssh -X, or xvfb-run for a virtual one).\n",
+                   "The headless broker serves the same API without a window:\n"
+                   "  brokerd --config /etc/brokerd/message_broker.yaml   (installed package)\n"
+                   "  build/app/brokerd --config config/message_broker.yaml   (source tree)\n"
+                   "or run brokerdesk under a display (ssh -X, or xvfb-run for a virtual one).\n",
                    stderr);
         return 2;
     }
@@ -148,6 +150,13 @@ int main(int argc, char **argv)
         });
         return app.exec();
     }
+    // SIGTERM/SIGINT (logout, Ctrl+C in a terminal) end the app like closing its window: the
+    // window state is saved and the broker answers what is in progress before it stops.
+    UnixSignals signals_;
+    QObject::connect(&signals_, &UnixSignals::terminationRequested, &window, [&window] {
+        window.close();
+        QCoreApplication::quit();
+    });
     window.show();
     window.startBroker();
     return app.exec();

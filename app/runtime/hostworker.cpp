@@ -29,6 +29,9 @@ HostWorker::HostWorker(int snapshotIntervalMs, QObject *parent) : QObject(parent
     m_soon.setSingleShot(true);
     m_soon.setInterval(0);
     connect(&m_soon, &QTimer::timeout, this, &HostWorker::takeSnapshot);
+    m_drainDeadline.setSingleShot(true);
+    m_drainDeadline.setInterval(DrainTimeoutMs);
+    connect(&m_drainDeadline, &QTimer::timeout, this, &HostWorker::finishStop);
 }
 
 HostWorker::~HostWorker() = default;
@@ -85,12 +88,16 @@ void HostWorker::stop(std::function<void()> done)
         finishStop();
         return;
     }
-    connect(&m_host, &BrokerHost::drained, this, &HostWorker::finishStop, Qt::SingleShotConnection);
+    m_drained = connect(&m_host, &BrokerHost::drained, this, &HostWorker::finishStop, Qt::SingleShotConnection);
+    m_drainDeadline.start();
     m_host.stopAccepting();
 }
 
 void HostWorker::finishStop()
 {
+    // Drained, or the deadline passed with a client still mid-request: stop either way.
+    m_drainDeadline.stop();
+    disconnect(m_drained);
     // Queued: drained may be emitted from inside the REST server, which stop() destroys, and a
     // waiter may delete this worker.
     QMetaObject::invokeMethod(this, [this] {

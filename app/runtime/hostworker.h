@@ -23,6 +23,9 @@ class HostWorker : public QObject
 {
     Q_OBJECT
 public:
+    // How long a stop waits for requests in progress before it stops anyway.
+    static constexpr int DrainTimeoutMs = 10'000;
+
     explicit HostWorker(int snapshotIntervalMs, QObject *parent = nullptr);
     ~HostWorker() override;
 
@@ -50,6 +53,8 @@ private:
     BrokerHost m_host;
     QTimer m_tick;
     QTimer m_soon;
+    QTimer m_drainDeadline;
+    QMetaObject::Connection m_drained;
     quint64 m_lastEvent = 0;
     bool m_snapshotInFlight = false;
     bool m_directoryDirty = true;
