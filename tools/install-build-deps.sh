@@ -3,9 +3,11 @@
 # Installs what building and testing BrokerDesk needs on Debian 12 (bookworm). Safe to run again.
 set -eu
 
+# fonts-dejavu-core: readable text when the UI tests and --screenshots render offscreen.
 PACKAGES="cmake g++ make pkg-config ca-certificates
 qt6-base-dev qt6-base-dev-tools libyaml-cpp-dev
-qt6-httpserver-dev qt6-websockets-dev libreadline-dev"
+qt6-httpserver-dev qt6-websockets-dev libreadline-dev
+fonts-dejavu-core"
 
 missing=""
 for package in $PACKAGES; do

@@ -4,6 +4,8 @@
 #include "format.h"
 #include "jsontext.h"
 
+
+#include "runtime/continuation.h"
 #include <QDialogButtonBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -67,7 +69,7 @@ void BrowseDialog::loadPage(qint64 offset)
 {
     m_previous->setEnabled(false);
     m_next->setEnabled(false);
-    m_client.browse(m_queue, offset, PageSize).then(this, [this, offset](Result<BrowsePage> page) {
+    whenFinished(m_client.browse(m_queue, offset, PageSize), this, [this, offset](Result<BrowsePage> page) {
         if (!page) {
             m_position->setText(page.error().message);
             return;

@@ -7,6 +7,8 @@
 
 #include "core/messageid.h"
 
+
+#include "runtime/continuation.h"
 #include <QAbstractItemView>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -234,7 +236,7 @@ void FlowPage::redrawChart()
 void FlowPage::showLifecycle(const QString &messageId)
 {
     m_lifecycleId = messageId;
-    m_client.lifecycle(messageId).then(this, [this, messageId](Result<QList<MessageEvent>> events) {
+    whenFinished(m_client.lifecycle(messageId), this, [this, messageId](Result<QList<MessageEvent>> events) {
         if (messageId != m_lifecycleId)
             return; // another message was selected meanwhile
         m_timeline->clear();

@@ -11,6 +11,8 @@
 
 #include "config/configeditor.h"
 
+
+#include "runtime/continuation.h"
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -96,7 +98,7 @@ void MainWindow::showPage(Page page)
 
 void MainWindow::startBroker()
 {
-    m_client.start(m_hostSettings).then(this, [this](const StartReport &report) { showStartReport(report); });
+    whenFinished(m_client.start(m_hostSettings), this, [this](const StartReport &report) { showStartReport(report); });
 }
 
 void MainWindow::showStartReport(const StartReport &report, bool showKeys)
@@ -179,7 +181,7 @@ void MainWindow::applySettings(const QList<QPair<QString, QVariant>> &changes, c
             m_hostSettings.portOverride = -1;
     }
     m_settings->setBusy(true);
-    m_client.start(m_hostSettings).then(this, [this, descriptions](const StartReport &report) {
+    whenFinished(m_client.start(m_hostSettings), this, [this, descriptions](const StartReport &report) {
         m_settings->setBusy(false);
         showStartReport(report);
         if (report.ok)

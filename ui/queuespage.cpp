@@ -10,6 +10,8 @@
 #include "publishdialog.h"
 #include "queuetablemodel.h"
 
+
+#include "runtime/continuation.h"
 #include <QApplication>
 #include <QClipboard>
 #include <QHBoxLayout>
@@ -154,7 +156,7 @@ void QueuesPage::createQueue()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const QString name = dialog->name();
-        m_client.createQueue(name, dialog->options()).then(this, [this, name](Result<QueueInfo> created) {
+        whenFinished(m_client.createQueue(name, dialog->options()), this, [this, name](Result<QueueInfo> created) {
             if (!created) {
                 m_bar->showError(tr("Could not create %1: %2").arg(name, created.error().message));
                 return;
@@ -173,7 +175,7 @@ void QueuesPage::publishMessage()
     auto *dialog = new PublishDialog(queue, m_start.apiUrl, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog, queue] {
-        m_client.publish(queue, dialog->message()).then(this, [this, queue](Result<PublishResult> published) {
+        whenFinished(m_client.publish(queue, dialog->message()), this, [this, queue](Result<PublishResult> published) {
             if (!published) {
                 m_bar->showError(tr("Could not publish to %1: %2").arg(queue, published.error().message));
                 return;
@@ -201,7 +203,7 @@ void QueuesPage::purgeQueue()
     if (queue.isEmpty())
         return;
     confirmAction(this, tr("Purge"), tr("Remove every message from %1? Messages in flight are removed too.").arg(queue), [this, queue] {
-        m_client.purgeQueue(queue).then(this, [this, queue](Result<qint64> purged) {
+        whenFinished(m_client.purgeQueue(queue), this, [this, queue](Result<qint64> purged) {
             if (!purged)
                 m_bar->showError(tr("Could not purge %1: %2").arg(queue, purged.error().message));
             else
@@ -216,7 +218,7 @@ void QueuesPage::deleteQueue()
     if (queue.isEmpty())
         return;
     confirmAction(this, tr("Delete"), tr("Delete %1 and all its messages?").arg(queue), [this, queue] {
-        m_client.deleteQueue(queue).then(this, [this, queue](Result<qint64> deleted) {
+        whenFinished(m_client.deleteQueue(queue), this, [this, queue](Result<qint64> deleted) {
             if (!deleted)
                 m_bar->showError(tr("Could not delete %1: %2").arg(queue, deleted.error().message));
             else
@@ -230,7 +232,7 @@ void QueuesPage::redriveQueue()
     const QString queue = selectedQueue();
     if (queue.isEmpty())
         return;
-    m_client.redrive(queue, 0).then(this, [this, queue](Result<qint64> moved) {
+    whenFinished(m_client.redrive(queue, 0), this, [this, queue](Result<qint64> moved) {
         if (!moved)
             m_bar->showError(tr("Could not redrive %1: %2").arg(queue, moved.error().message));
         else

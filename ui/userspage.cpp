@@ -7,6 +7,8 @@
 #include "userdialog.h"
 #include "usertablemodel.h"
 
+
+#include "runtime/continuation.h"
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -105,7 +107,7 @@ void UsersPage::addUser()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const QString id = dialog->userId();
-        m_client.addUser(id, dialog->userName(), dialog->roles()).then(this, [this, id](Result<IssuedKey> added) {
+        whenFinished(m_client.addUser(id, dialog->userName(), dialog->roles()), this, [this, id](Result<IssuedKey> added) {
             if (!added) {
                 m_bar->showError(tr("Could not add %1: %2").arg(id, added.error().message));
                 return;
@@ -121,7 +123,7 @@ void UsersPage::rotateKey()
 {
     const QString id = selectedUser();
     confirmAction(this, tr("Rotate key"), tr("Give %1 a new API key? The current key stops working at once.").arg(id), [this, id] {
-        m_client.rotateKey(id).then(this, [this, id](Result<IssuedKey> rotated) {
+        whenFinished(m_client.rotateKey(id), this, [this, id](Result<IssuedKey> rotated) {
             if (!rotated) {
                 m_bar->showError(tr("Could not rotate the key of %1: %2").arg(id, rotated.error().message));
                 return;
@@ -141,7 +143,7 @@ void UsersPage::editRoles()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->editExisting(user.id, user.name, user.roles);
     connect(dialog, &QDialog::accepted, this, [this, dialog, id = user.id] {
-        m_client.setRoles(id, dialog->roles()).then(this, [this, id](Result<void> set) {
+        whenFinished(m_client.setRoles(id, dialog->roles()), this, [this, id](Result<void> set) {
             report(set, tr("Roles of %1 changed").arg(id));
         });
     });
@@ -155,7 +157,7 @@ void UsersPage::toggleDisabled()
         return;
     const User &user = m_model->rowAt(row);
     const bool disable = !user.disabled;
-    m_client.setDisabled(user.id, disable).then(this, [this, id = user.id, disable](Result<void> set) {
+    whenFinished(m_client.setDisabled(user.id, disable), this, [this, id = user.id, disable](Result<void> set) {
         report(set, disable ? tr("%1 disabled: its key is refused").arg(id) : tr("%1 enabled").arg(id));
     });
 }
@@ -164,7 +166,7 @@ void UsersPage::deleteUser()
 {
     const QString id = selectedUser();
     confirmAction(this, tr("Delete"), tr("Delete %1? Its API key stops working at once.").arg(id), [this, id] {
-        m_client.removeUser(id).then(this, [this, id](Result<void> removed) { report(removed, tr("User %1 deleted").arg(id)); });
+        whenFinished(m_client.removeUser(id), this, [this, id](Result<void> removed) { report(removed, tr("User %1 deleted").arg(id)); });
     });
 }
 

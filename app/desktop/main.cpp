@@ -6,6 +6,7 @@
 
 #include "config/configeditor.h"
 #include "runtime/brokerclient.h"
+#include "runtime/continuation.h"
 #include "runtime/unixsignals.h"
 #include "ui/mainwindow.h"
 
@@ -144,7 +145,7 @@ int main(int argc, char **argv)
         window.resize(1180, 760);
         window.show();
         auto *session = new Broker::Desktop::ScreenshotSession(client, window, parser.value(screenshotsOption), &app);
-        client.start(settings).then(&window, [session, &window](const Broker::StartReport &report) {
+        Broker::whenFinished(client.start(settings), &window, [session, &window](const Broker::StartReport &report) {
             window.showStartReport(report, false);
             session->run(report);
         });

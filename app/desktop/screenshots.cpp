@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "screenshots.h"
 
+#include "runtime/continuation.h"
 #include "ui/flowpage.h"
 #include "ui/mainwindow.h"
 #include "ui/queuespage.h"
@@ -15,7 +16,7 @@ namespace Broker::Desktop {
 namespace {
 
 constexpr int TrafficTickMs = 100;
-constexpr int TrafficTicks = 80; // eight seconds of traffic: enough for the rate charts to draw
+constexpr int TrafficTicks = 200; // twenty seconds of traffic: a third of the rate charts
 
 } // namespace
 
@@ -47,8 +48,7 @@ void ScreenshotSession::seed()
     m_client.createQueue(QStringLiteral("audit.events"), {{QStringLiteral("type"), QStringLiteral("stream")}});
     m_client.addUser(QStringLiteral("billing_service"), QStringLiteral("Billing service"), {QStringLiteral("publisher")});
     m_client.addUser(QStringLiteral("mailer"), QStringLiteral("Mail sender"), {QStringLiteral("consumer")});
-    m_client.addUser(QStringLiteral("reporting"), QStringLiteral("Nightly reports"), {QStringLiteral("consumer")})
-        .then(this, [this](Result<IssuedKey>) {
+    whenFinished(m_client.addUser(QStringLiteral("reporting"), QStringLiteral("Nightly reports"), {QStringLiteral("consumer")}), this, [this](Result<IssuedKey>) {
             // A wrong key, as a misconfigured client would send: the Errors page shows the record.
             request("GET", QStringLiteral("/queues"), {}, QStringLiteral("not-a-valid-key"));
             m_traffic.start();

@@ -24,8 +24,8 @@ class HostWorker;
 
 // The desktop app's handle on the broker: lives in the main thread and runs the broker (engine,
 // store, REST API) in a worker thread named "broker" that it owns. Commands go in as queued calls
-// and answer with a QFuture finished in the worker thread; continue it with
-// `.then(context, ...)` to come back to the main thread. Snapshots come out as signals about four
+// and answer with a QFuture finished in the worker thread; continue it with whenFinished()
+// (continuation.h) to come back to the main thread. Snapshots come out as signals about four
 // times a second and at once when queues are created, deleted or purged. Nothing here blocks on
 // the worker except the destructor, which stops it and waits for the thread to end.
 class BrokerClient : public QObject
