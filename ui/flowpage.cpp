@@ -89,18 +89,19 @@ FlowPage::FlowPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_c
     m_tailView->horizontalHeader()->setStretchLastSection(true);
     m_tailView->setWordWrap(false);
     const int digit = m_tailView->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    m_tailView->setColumnWidth(EventTailModel::Time, 14 * digit);
+    m_tailView->setColumnWidth(EventTailModel::Time, 13 * digit);
     m_tailView->setColumnWidth(EventTailModel::Event, 14 * digit);
-    m_tailView->setColumnWidth(EventTailModel::Queue, 18 * digit);
-    m_tailView->setColumnWidth(EventTailModel::Message, 24 * digit);
+    m_tailView->setColumnWidth(EventTailModel::Queue, 15 * digit);
+    m_tailView->setColumnWidth(EventTailModel::Message, 21 * digit);
     m_tailView->setColumnWidth(EventTailModel::Delivery, 9 * digit);
+    m_tailView->setColumnWidth(EventTailModel::User, 10 * digit);
     splitter->addWidget(m_tailView);
     m_timeline = new QTreeWidget;
     m_timeline->setObjectName(QStringLiteral("timeline"));
     m_timeline->setHeaderLabels({tr("Step"), tr("At"), tr("After"), tr("Detail")});
     m_timeline->setRootIsDecorated(false);
     splitter->addWidget(m_timeline);
-    splitter->setSizes({640, 360});
+    splitter->setSizes({600, 400});
     layout->addWidget(splitter, 3);
 
     connect(m_tailView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,

@@ -2,11 +2,14 @@
 #include "screenshots.h"
 
 #include "runtime/continuation.h"
+#include "ui/eventtailmodel.h"
 #include "ui/flowpage.h"
 #include "ui/mainwindow.h"
 #include "ui/queuespage.h"
 
 #include <QCoreApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QNetworkReply>
 #include <QTableView>
 #include <QTextStream>
@@ -42,7 +45,7 @@ void ScreenshotSession::run(const StartReport &report)
 void ScreenshotSession::seed()
 {
     m_client.createQueue(QStringLiteral("orders"), {{QStringLiteral("dead_letter_queue"), true},
-                                                    {QStringLiteral("max_deliveries"), 3}});
+                                                    {QStringLiteral("max_deliveries"), 1}});
     m_client.createQueue(QStringLiteral("emails.outbound"), {{QStringLiteral("max_size"), 50000}});
     m_client.createQueue(QStringLiteral("jobs.priority"), {{QStringLiteral("type"), QStringLiteral("priority")}});
     m_client.createQueue(QStringLiteral("audit.events"), {{QStringLiteral("type"), QStringLiteral("stream")}});
@@ -65,6 +68,22 @@ void ScreenshotSession::request(const QByteArray &method, const QString &path, c
     connect(reply, &QNetworkReply::finished, reply, &QObject::deleteLater);
 }
 
+void ScreenshotSession::leaseAndNack()
+{
+    QNetworkRequest lease(QUrl(m_report.apiUrl + QStringLiteral("/messages/orders?acknowledge=false")));
+    lease.setRawHeader("X-API-Key", m_adminKey.toUtf8());
+    QNetworkReply *reply = m_network.get(lease);
+    connect(reply, &QNetworkReply::finished, this, [this, reply] {
+        reply->deleteLater();
+        const QJsonObject message = QJsonDocument::fromJson(reply->readAll()).object().value(QStringLiteral("message")).toObject();
+        const QString id = message.value(QStringLiteral("id")).toString();
+        if (id.isEmpty())
+            return;
+        const QJsonObject nack{{QStringLiteral("receipt"), message.value(QStringLiteral("receipt"))}};
+        request("POST", QStringLiteral("/messages/orders/%1/nack").arg(id), QJsonDocument(nack).toJson(QJsonDocument::Compact));
+    });
+}
+
 void ScreenshotSession::sendTraffic()
 {
     const int tick = ++m_ticks;
@@ -76,6 +95,12 @@ void ScreenshotSession::sendTraffic()
                     .arg(10 + (tick * 7 + i) % 90)
                     .toUtf8());
     request("GET", QStringLiteral("/messages/orders?count=2"));
+    // A consumer that fails some orders (nacked, and with max_deliveries 1 dead-lettered at once),
+    // and another that holds a lease for a long time.
+    if (tick % 2 == 0)
+        leaseAndNack();
+    if (tick % 10 == 0)
+        request("GET", QStringLiteral("/messages/orders?acknowledge=false&visibility_timeout=600"));
     request("POST", QStringLiteral("/messages/emails.outbound"),
             QStringLiteral(R"({"message":{"to":"customer%1@example.com","template":"receipt"}})").arg(tick).toUtf8());
     if (tick % 2 == 0)
@@ -94,9 +119,14 @@ void ScreenshotSession::sendTraffic()
 void ScreenshotSession::finish()
 {
     m_window.queuesPage()->selectQueue(QStringLiteral("orders"));
+    // Show the lifecycle of the newest dead-lettered message (else of any): the longest story.
     QTableView *tail = m_window.flowPage()->tailView();
-    if (tail->model()->rowCount() > 0) {
-        tail->selectRow(tail->model()->rowCount() - 3);
+    for (int row = tail->model()->rowCount() - 1; row >= 0; --row) {
+        const auto kind = MessageEventKind(tail->model()->index(row, 0).data(Ui::EventTailModel::KindRole).toInt());
+        if (kind == MessageEventKind::DeadLettered || row == 0) {
+            tail->selectRow(row);
+            break;
+        }
     }
     // The lifecycle answer arrives through the worker; give it a moment before rendering.
     QTimer::singleShot(300, this, [this] {

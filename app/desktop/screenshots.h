@@ -28,6 +28,7 @@ public:
 private:
     void seed();
     void sendTraffic();
+    void leaseAndNack();
     void finish();
     void request(const QByteArray &method, const QString &path, const QByteArray &body = {},
                  const QString &apiKey = {});
