@@ -82,7 +82,11 @@ int main(int argc, char **argv)
     QApplication::setApplicationDisplayName(QStringLiteral("BrokerDesk"));
     QApplication::setApplicationVersion(QStringLiteral(BROKER_VERSION));
     QGuiApplication::setDesktopFileName(QString::fromLatin1(AppId));
-    QApplication::setWindowIcon(QIcon::fromTheme(QString::fromLatin1(AppId), QIcon(QStringLiteral(":/icons/brokerdesk.svg"))));
+    // The installed theme icon first; else the PNGs compiled in (no SVG renderer needed).
+    QIcon icon;
+    for (const int size : {16, 24, 32, 48, 64, 128, 256})
+        icon.addFile(QStringLiteral(":/icons/hicolor/%1x%1/brokerdesk.png").arg(size));
+    QApplication::setWindowIcon(QIcon::fromTheme(QString::fromLatin1(AppId), icon));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("BrokerDesk: a message broker with a live admin UI"));
