@@ -3,6 +3,8 @@
 
 #include "config/configloader.h"
 #include "rest/restserver.h"
+#include "errors/logging.h"
+#include "storage/journaledstore.h"
 #include "storage/memorystore.h"
 
 #include <QDir>
@@ -47,6 +49,38 @@ Rest::RestOptions restOptionsFrom(const BrokerConfig &config)
 } // namespace
 
 BrokerHost::BrokerHost(QObject *parent) : QObject(parent) {}
+
+Result<std::unique_ptr<QueueStore>> BrokerHost::openStore(const BrokerConfig &config, const QString &usersPath)
+{
+    const BrokerConfig::Journal &journal = config.storage.journal;
+    if (!journal.enabled)
+        return std::unique_ptr<QueueStore>(std::make_unique<MemoryStore>(m_types, m_clock));
+    JournaledStore::Options options;
+    options.path = journal.path.isEmpty() ? QFileInfo(usersPath).absoluteDir().filePath(QStringLiteral("journal"))
+                                          : QFileInfo(journal.path).absoluteFilePath();
+    options.fsync = journal.fsync == QLatin1StringView("always") ? JournalWriter::Fsync::Always
+        : journal.fsync == QLatin1StringView("no")               ? JournalWriter::Fsync::Never
+                                                                 : JournalWriter::Fsync::EverySecond;
+    JournaledStore::ReplayReport report;
+    Result<std::unique_ptr<JournaledStore>> opened = JournaledStore::open(m_types, m_clock, options, &report);
+    if (!opened) {
+        return Error{ErrorCode::Unavailable,
+                     QStringLiteral("%1 (brokerd --repair-journal %2 keeps every intact record)")
+                         .arg(opened.error().message, options.path)};
+    }
+    qCInfo(lcStorage).noquote() << QStringLiteral("journal %1: replayed %2 records (%3 bytes) in %4 ms, fsync %5")
+                                       .arg(options.path)
+                                       .arg(report.records)
+                                       .arg(report.bytes)
+                                       .arg(report.elapsedMs)
+                                       .arg(journal.fsync);
+    if (report.tornTail)
+        qCWarning(lcStorage).noquote() << QStringLiteral("journal %1: the last record was cut short (a crash while "
+                                                         "writing) and has been dropped")
+                                              .arg(options.path);
+    m_journalPath = options.path;
+    return std::unique_ptr<QueueStore>(std::move(opened.value()));
+}
 
 BrokerHost::~BrokerHost()
 {
@@ -97,7 +131,13 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     m_errors = std::make_unique<ErrorManager>(m_clock, m_config.errors.maxRecords);
     m_errors->setNotificationThreshold(severityFromName(m_config.errors.notifySeverity));
     m_users = std::move(users);
-    m_store = std::make_unique<MemoryStore>(m_types, m_clock);
+    m_failedStage = StartStage::Storage;
+    Result<std::unique_ptr<QueueStore>> store = openStore(m_config, usersPath);
+    if (!store) {
+        stop();
+        return store.error();
+    }
+    m_store = std::move(store.value());
     m_broker = std::make_unique<MessageBroker>(*m_store, m_types, m_clock, m_config.engineOptions(), m_errors.get());
     if (!settings.serveApi)
         return {};
@@ -153,6 +193,7 @@ void BrokerHost::stop()
     m_store.reset();
     m_users.reset();
     m_errors.reset();
+    m_journalPath.clear();
 }
 
 } // namespace Broker

@@ -62,6 +62,8 @@ public:
     const QStringList &configWarnings() const { return m_configWarnings; }
     const QList<IssuedKey> &issuedKeys() const { return m_issuedKeys; }
     QString usersFile() const { return m_users ? m_users->path() : QString(); }
+    // The journal file of a durable memory store; empty when the store is volatile.
+    QString journalPath() const { return m_journalPath; }
 
     MessageBroker *broker() const { return m_broker.get(); }
     UserDirectory *users() const { return m_users.get(); }
@@ -75,6 +77,8 @@ Q_SIGNALS:
     void drained();
 
 private:
+    Result<std::unique_ptr<QueueStore>> openStore(const BrokerConfig &config, const QString &usersPath);
+
     SystemClock m_clock;
     StartStage m_failedStage = StartStage::Config;
     BrokerConfig m_config;
@@ -88,6 +92,7 @@ private:
     std::unique_ptr<MessageBroker> m_broker;
     std::unique_ptr<Rest::RestServer> m_rest;
     QHostAddress m_apiAddress;
+    QString m_journalPath;
 };
 
 } // namespace Broker

@@ -279,7 +279,7 @@ void MemoryStore::releaseMemoryAfterDrain(qint64 heldMessages)
 
 quint64 MemoryStore::newReceipt()
 {
-    return QRandomGenerator::global()->generate64();
+    return m_receiptSource ? m_receiptSource() : QRandomGenerator::global()->generate64();
 }
 
 Message MemoryStore::toMessage(const MemoryQueue &queue, const StoredMessage &stored) const

@@ -10,6 +10,7 @@
 #include <QHash>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 #include <unordered_map>
 
@@ -23,6 +24,15 @@ public:
     // `types` and `clock` must outlive the store.
     MemoryStore(const QueueTypeCatalog &types, const Clock &clock);
     ~MemoryStore() override;
+
+    // Where lease receipts come from; default: random. The journal records them and feeds the
+    // same ones back when it replays.
+    using ReceiptSource = std::function<quint64()>;
+    void setReceiptSource(ReceiptSource source) { m_receiptSource = std::move(source); }
+    // The number the next published message gets. Seeded from the clock at construction; the
+    // journal sets it while replaying so that replayed messages keep their ids.
+    quint64 nextSequence() const { return m_nextSequence; }
+    void setNextSequence(quint64 sequence) { m_nextSequence = sequence; }
 
     QString backendName() const override { return QStringLiteral("memory"); }
     void setListener(StoreListener *listener) override { m_listener = listener; }
@@ -62,6 +72,7 @@ private:
     const Clock &m_clock;
     StoreListener *m_listener = nullptr;
     std::unordered_map<QString, std::unique_ptr<MemoryQueue>> m_queues;
+    ReceiptSource m_receiptSource;
     quint64 m_nextSequence;             // seeded from the clock in microseconds: ids stay unique across restarts
     QStringList m_publishers;           // interned publisher names; a message keeps only the index
     QHash<QString, quint32> m_publisherIndex;

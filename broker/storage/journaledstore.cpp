@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "journaledstore.h"
+
+#include "journalfile.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QRandomGenerator>
+
+#include <optional>
+
+namespace Broker {
+
+namespace {
+
+Completion<void> ignore()
+{
+    return [](Result<void>) {};
+}
+
+template<typename T>
+Completion<T> ignoreResult()
+{
+    return [](Result<T>) {};
+}
+
+template<typename T>
+bool succeeded(const Result<T> &result)
+{
+    return result.ok();
+}
+
+} // namespace
+
+JournaledStore::JournaledStore(const QueueTypeCatalog &types, const Clock &clock)
+    : m_clock(clock), m_memory(types, m_clock)
+{
+    m_memory.setReceiptSource([this]() -> quint64 {
+        if (m_replaying) {
+            // A record always carries the receipts its operation drew; running out means the
+            // journal and this build disagree about what an operation does.
+            return m_nextReceipt < m_receipts.size() ? m_receipts[m_nextReceipt++] : 0;
+        }
+        const quint64 receipt = QRandomGenerator::global()->generate64();
+        m_receipts.push_back(receipt);
+        return receipt;
+    });
+}
+
+JournaledStore::~JournaledStore()
+{
+    if (m_writer)
+        m_writer->flushNow();
+}
+
+Result<std::unique_ptr<JournaledStore>> JournaledStore::open(const QueueTypeCatalog &types, const Clock &clock,
+                                                             const Options &options, ReplayReport *report)
+{
+    QElapsedTimer timer;
+    timer.start();
+    std::unique_ptr<JournaledStore> store(new JournaledStore(types, clock));
+    qint64 validBytes = -1;
+    ReplayReport replayed;
+    if (QFile::exists(options.path)) {
+        Result<JournalFile::ReadResult> read = JournalFile::read(options.path);
+        if (!read)
+            return read.error();
+        validBytes = read->validBytes;
+        replayed.tornTail = read->tornTail;
+        replayed.bytes = read->validBytes;
+        store->m_replaying = true;
+        for (const QByteArray &payload : std::as_const(read->records)) {
+            Result<JournalRecord> record = JournalRecord::decode(payload);
+            Result<void> applied = record ? store->replay(*record) : Result<void>(record.error());
+            if (!applied) {
+                return Error{ErrorCode::Internal,
+                             QStringLiteral("%1: record %2 cannot be replayed: %3")
+                                 .arg(options.path)
+                                 .arg(replayed.records + 1)
+                                 .arg(applied.error().message)};
+            }
+            ++replayed.records;
+        }
+        store->m_replaying = false;
+        store->m_clock.release();
+    }
+    Result<std::unique_ptr<JournalWriter>> writer = JournalWriter::open(options.path, options.fsync, validBytes);
+    if (!writer)
+        return writer.error();
+    store->m_writer = std::move(writer.value());
+
+    // This session's message numbers continue after the replayed ones, and never below the
+    // clock-seeded start (ids stay unique even if the journal was deleted meanwhile).
+    const quint64 seed = std::max(store->m_memory.nextSequence(), quint64(clock.nowMs()) * 1000);
+    store->m_memory.setNextSequence(seed);
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::Seed;
+    record.timeMs = clock.nowMs();
+    record.sequence = seed;
+    store->m_writer->append(record.encode(), ignore());
+    store->m_writer->flushNow();
+
+    replayed.elapsedMs = timer.elapsed();
+    if (report)
+        *report = replayed;
+    return store;
+}
+
+Result<void> JournaledStore::replay(const JournalRecord &record)
+{
+    m_clock.hold(record.timeMs);
+    m_receipts.assign(record.receipts.begin(), record.receipts.end());
+    m_nextReceipt = 0;
+    std::optional<Error> failed;
+    auto check = [&failed](const auto &result) {
+        if (!result.ok())
+            failed = result.error();
+    };
+    switch (record.kind) {
+    case JournalRecord::Kind::Seed: m_memory.setNextSequence(record.sequence); break;
+    case JournalRecord::Kind::CreateQueue:
+        m_memory.createQueue(record.queue, record.config, [&](Result<QueueInfo> r) { check(r); });
+        break;
+    case JournalRecord::Kind::DeleteQueue:
+        m_memory.deleteQueue(record.queue, [&](Result<qint64> r) { check(r); });
+        break;
+    case JournalRecord::Kind::PurgeQueue:
+        m_memory.purgeQueue(record.queue, [&](Result<qint64> r) { check(r); });
+        break;
+    case JournalRecord::Kind::Publish:
+        m_memory.publish(record.queue, record.messages, record.user, [&](Result<PublishResult> r) { check(r); });
+        break;
+    case JournalRecord::Kind::Consume:
+        m_memory.consume(record.queue, record.consume, [&](Result<QList<Message>> r) { check(r); });
+        break;
+    case JournalRecord::Kind::Ack: m_memory.ack(record.queue, record.ref, [&](Result<void> r) { check(r); }); break;
+    case JournalRecord::Kind::Nack:
+        m_memory.nack(record.queue, record.ref, record.amount, [&](Result<NackResult> r) { check(r); });
+        break;
+    case JournalRecord::Kind::Extend:
+        m_memory.extend(record.queue, record.ref, record.amount, [&](Result<qint64> r) { check(r); });
+        break;
+    case JournalRecord::Kind::Redrive:
+        m_memory.redrive(record.queue, record.amount, record.user, [&](Result<qint64> r) { check(r); });
+        break;
+    case JournalRecord::Kind::Maintenance: m_memory.runMaintenance(ignoreResult<qint64>()); break;
+    }
+    // Every journaled operation succeeded when it ran; failing now means the state differs.
+    if (failed)
+        return Error{ErrorCode::Internal, failed->message};
+    if (m_nextReceipt != m_receipts.size())
+        return Error{ErrorCode::Internal, QStringLiteral("the operation drew fewer receipts than recorded")};
+    return {};
+}
+
+template<typename T, typename Operation, typename Decide>
+void JournaledStore::journaled(JournalRecord record, Operation operation, Decide shouldLog, Completion<T> done)
+{
+    record.timeMs = m_clock.nowMs();
+    m_clock.hold(record.timeMs);
+    m_receipts.clear();
+    std::optional<Result<T>> result;
+    operation([&result](Result<T> r) { result.emplace(std::move(r)); });
+    m_clock.release();
+    Q_ASSERT(result); // the memory store completes inside the call
+    const auto [log, waitForDisk] = shouldLog(*result);
+    if (!log)
+        return done(std::move(*result));
+    record.receipts = QList<quint64>(m_receipts.begin(), m_receipts.end());
+    if (!waitForDisk) {
+        m_writer->append(record.encode(), ignore());
+        return done(std::move(*result));
+    }
+    m_writer->append(record.encode(), [done = std::move(done), result = std::move(*result)](Result<void> written) mutable {
+        // The change is in memory but not on disk: the client hears of the failure (and may
+        // retry, which can duplicate); the error manager hears of it through the engine.
+        if (!written)
+            return done(Error{ErrorCode::Unavailable, QStringLiteral("Journal write failed"), written.error().message});
+        done(std::move(result));
+    });
+}
+
+namespace {
+
+// Changes the client is told about wait for the disk; failures changed nothing and are not kept.
+template<typename T>
+auto whenSucceeded()
+{
+    return [](const Result<T> &result) { return std::pair{succeeded(result), true}; };
+}
+
+} // namespace
+
+void JournaledStore::createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done)
+{
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::CreateQueue;
+    record.queue = name;
+    record.config = config;
+    journaled<QueueInfo>(std::move(record), [&](Completion<QueueInfo> c) { m_memory.createQueue(name, config, std::move(c)); },
+                         whenSucceeded<QueueInfo>(), std::move(done));
+}
+
+void JournaledStore::deleteQueue(const QString &name, Completion<qint64> done)
+{
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::DeleteQueue;
+    record.queue = name;
+    journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.deleteQueue(name, std::move(c)); },
+                      whenSucceeded<qint64>(), std::move(done));
+}
+
+void JournaledStore::purgeQueue(const QString &name, Completion<qint64> done)
+{
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::PurgeQueue;
+    record.queue = name;
+    journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.purgeQueue(name, std::move(c)); },
+                      whenSucceeded<qint64>(), std::move(done));
+}
+
+void JournaledStore::publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
+                             Completion<PublishResult> done)
+{
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::Publish;
+    record.queue = name;
+    record.user = publisher;
+    record.messages = messages;
+    journaled<PublishResult>(
+        std::move(record), [&](Completion<PublishResult> c) { m_memory.publish(name, messages, publisher, std::move(c)); },
+        whenSucceeded<PublishResult>(), std::move(done));
+}
+
+void JournaledStore::consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done)
+{
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::Consume;
+    record.queue = name;
+    record.consume = request;
+    record.consume.stillWanted = nullptr;
+    // Kept even when nothing was delivered (a consume may expire messages on its way), but then
+    // the empty answer need not wait for the disk.
+    journaled<QList<Message>>(
+        std::move(record), [&](Completion<QList<Message>> c) { m_memory.consume(name, request, std::move(c)); },
+        [](const Result<QList<Message>> &result) { return std::pair{result.ok(), result.ok() && !result->isEmpty()}; },
+        std::move(done));
+}
+
+void JournaledStore::ack(const QString &name, const MessageRef &ref, Completion<void> done)
+{
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::Ack;
+    record.queue = name;
+    record.ref = ref;
+    journaled<void>(std::move(record), [&](Completion<void> c) { m_memory.ack(name, ref, std::move(c)); },
+                    whenSucceeded<void>(), std::move(done));
+}
+
+void JournaledStore::nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done)
+{
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::Nack;
+    record.queue = name;
+    record.ref = ref;
+    record.amount = delayMs;
+    journaled<NackResult>(std::move(record), [&](Completion<NackResult> c) { m_memory.nack(name, ref, delayMs, std::move(c)); },
+                          whenSucceeded<NackResult>(), std::move(done));
+}
+
+void JournaledStore::extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done)
+{
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::Extend;
+    record.queue = name;
+    record.ref = ref;
+    record.amount = visibilityMs;
+    journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.extend(name, ref, visibilityMs, std::move(c)); },
+                      whenSucceeded<qint64>(), std::move(done));
+}
+
+void JournaledStore::redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done)
+{
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::Redrive;
+    record.queue = name;
+    record.amount = limit;
+    record.user = user;
+    journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.redrive(name, limit, user, std::move(c)); },
+                      whenSucceeded<qint64>(), std::move(done));
+}
+
+void JournaledStore::runMaintenance(Completion<qint64> done)
+{
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::Maintenance;
+    // Expiries and lease returns happen here; nobody waits on the answer.
+    journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.runMaintenance(std::move(c)); },
+                      [](const Result<qint64> &) { return std::pair{true, false}; }, std::move(done));
+}
+
+} // namespace Broker

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "journalrecord.h"
+#include "journalwriter.h"
+#include "memorystore.h"
+#include "queuestore.h"
+
+#include "core/clock.h"
+
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+namespace Broker {
+
+// The memory store made durable: every change is appended to a journal (JournalRecord, group
+// commit through JournalWriter) and its completion — the answer to the client — runs only once
+// the record is written, and with fsync `always` synced. Reads pass straight through. Opening
+// replays the journal into an empty memory store, which rebuilds the exact state (the memory
+// store is deterministic given each operation's time and the receipts it drew, and both are in
+// the records). Lives in the engine's thread.
+class JournaledStore final : public QueueStore
+{
+public:
+    struct Options
+    {
+        QString path;
+        JournalWriter::Fsync fsync = JournalWriter::Fsync::EverySecond;
+    };
+    struct ReplayReport
+    {
+        qint64 records = 0;
+        qint64 bytes = 0;
+        bool tornTail = false; // a record cut short by a crash was dropped
+        qint64 elapsedMs = 0;
+    };
+
+    // Reads and replays the journal at options.path (a missing file is an empty journal), then
+    // opens it for appending. Damage in the middle of the file is an error naming the offset;
+    // `brokerd --repair-journal` keeps every intact record.
+    static Result<std::unique_ptr<JournaledStore>> open(const QueueTypeCatalog &types, const Clock &clock,
+                                                        const Options &options, ReplayReport *report = nullptr);
+    ~JournaledStore() override;
+
+    QString backendName() const override { return m_memory.backendName(); }
+    void setListener(StoreListener *listener) override { m_memory.setListener(listener); }
+    const JournalWriter &writer() const { return *m_writer; }
+
+    void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) override;
+    void deleteQueue(const QString &name, Completion<qint64> done) override;
+    void purgeQueue(const QString &name, Completion<qint64> done) override;
+    void listQueues(Completion<QList<QueueInfo>> done) override { m_memory.listQueues(std::move(done)); }
+    void queueInfo(const QString &name, Completion<QueueInfo> done) override { m_memory.queueInfo(name, std::move(done)); }
+    void publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
+                 Completion<PublishResult> done) override;
+    void consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done) override;
+    void ack(const QString &name, const MessageRef &ref, Completion<void> done) override;
+    void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done) override;
+    void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done) override;
+    void browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done) override
+    {
+        m_memory.browse(name, offset, limit, std::move(done));
+    }
+    void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) override;
+    void runMaintenance(Completion<qint64> done) override;
+
+private:
+    // The memory store's clock: the system's, except that it stands still for the length of one
+    // operation (live: at the operation's start; replay: at the recorded time), so that one
+    // operation sees one time, as its record says.
+    class OperationClock final : public Clock
+    {
+    public:
+        explicit OperationClock(const Clock &system) : m_system(system) {}
+        qint64 nowMs() const override { return m_held ? m_heldMs : m_system.nowMs(); }
+        void hold(qint64 ms) { m_held = true; m_heldMs = ms; }
+        void release() { m_held = false; }
+
+    private:
+        const Clock &m_system;
+        bool m_held = false;
+        qint64 m_heldMs = 0;
+    };
+
+    JournaledStore(const QueueTypeCatalog &types, const Clock &clock);
+    Result<void> replay(const JournalRecord &record);
+
+    // Runs `operation` on the memory store with the clock held and receipts captured, then
+    // journals `record` when `shouldLog(result)` and completes after it is written (or at once,
+    // when `waitForDisk` is false for this result: nothing in the answer needs to be durable).
+    template<typename T, typename Operation, typename Decide>
+    void journaled(JournalRecord record, Operation operation, Decide shouldLog, Completion<T> done);
+
+    OperationClock m_clock;
+    MemoryStore m_memory;
+    std::unique_ptr<JournalWriter> m_writer;
+    bool m_replaying = false;
+    std::vector<quint64> m_receipts; // live: drawn by the running operation; replay: to hand out
+    size_t m_nextReceipt = 0;
+};
+
+} // namespace Broker

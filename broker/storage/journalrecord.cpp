@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "journalrecord.h"
+
+#include <QDataStream>
+#include <QIODevice>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace Broker {
+
+namespace {
+
+constexpr QDataStream::Version StreamVersion = QDataStream::Qt_6_4;
+
+QByteArray headersText(const QJsonObject &headers)
+{
+    return headers.isEmpty() ? QByteArray() : QJsonDocument(headers).toJson(QJsonDocument::Compact);
+}
+
+QJsonObject headersFrom(const QByteArray &text)
+{
+    return text.isEmpty() ? QJsonObject() : QJsonDocument::fromJson(text).object();
+}
+
+void writeConfig(QDataStream &out, const QueueConfig &config)
+{
+    out << config.type << qint64(config.maxSize) << qint64(config.ttlSeconds) << qint64(config.visibilityTimeoutSeconds)
+        << qint32(config.maxDeliveries) << config.deadLetterQueue;
+}
+
+void readConfig(QDataStream &in, QueueConfig &config)
+{
+    qint64 maxSize = 0, ttl = 0, visibility = 0;
+    qint32 maxDeliveries = 0;
+    in >> config.type >> maxSize >> ttl >> visibility >> maxDeliveries >> config.deadLetterQueue;
+    config.maxSize = maxSize;
+    config.ttlSeconds = ttl;
+    config.visibilityTimeoutSeconds = visibility;
+    config.maxDeliveries = maxDeliveries;
+}
+
+void writeRef(QDataStream &out, const MessageRef &ref)
+{
+    out << ref.id << ref.receipt << ref.group << ref.user;
+}
+
+void readRef(QDataStream &in, MessageRef &ref)
+{
+    in >> ref.id >> ref.receipt >> ref.group >> ref.user;
+}
+
+} // namespace
+
+QByteArray JournalRecord::encode() const
+{
+    QByteArray bytes;
+    QDataStream out(&bytes, QIODevice::WriteOnly);
+    out.setVersion(StreamVersion);
+    out << quint8(kind) << timeMs << receipts;
+    switch (kind) {
+    case Kind::Seed: out << sequence; break;
+    case Kind::CreateQueue: out << queue; writeConfig(out, config); break;
+    case Kind::DeleteQueue:
+    case Kind::PurgeQueue: out << queue; break;
+    case Kind::Publish:
+        out << queue << user << quint32(messages.size());
+        for (const NewMessage &message : messages)
+            out << message.data << headersText(message.headers) << qint32(message.priority) << message.delayMs;
+        break;
+    case Kind::Consume:
+        out << queue << qint32(consume.count) << consume.acknowledge << consume.visibilityTimeoutMs << consume.group
+            << consume.consumer << consume.user;
+        break;
+    case Kind::Ack: out << queue; writeRef(out, ref); break;
+    case Kind::Nack:
+    case Kind::Extend: out << queue; writeRef(out, ref); out << amount; break;
+    case Kind::Redrive: out << queue << amount << user; break;
+    case Kind::Maintenance: break;
+    }
+    return bytes;
+}
+
+Result<JournalRecord> JournalRecord::decode(const QByteArray &payload)
+{
+    QDataStream in(payload);
+    in.setVersion(StreamVersion);
+    JournalRecord record;
+    quint8 kind = 0;
+    in >> kind >> record.timeMs >> record.receipts;
+    if (kind < quint8(Kind::Seed) || kind > quint8(Kind::Maintenance))
+        return Error{ErrorCode::Internal, QStringLiteral("unknown record kind %1").arg(kind)};
+    record.kind = Kind(kind);
+    switch (record.kind) {
+    case Kind::Seed: in >> record.sequence; break;
+    case Kind::CreateQueue: in >> record.queue; readConfig(in, record.config); break;
+    case Kind::DeleteQueue:
+    case Kind::PurgeQueue: in >> record.queue; break;
+    case Kind::Publish: {
+        quint32 count = 0;
+        in >> record.queue >> record.user >> count;
+        // The count comes from disk: grow as records are actually read, never trust it up front.
+        for (quint32 i = 0; i < count && in.status() == QDataStream::Ok; ++i) {
+            NewMessage message;
+            QByteArray headers;
+            qint32 priority = 0;
+            in >> message.data >> headers >> priority >> message.delayMs;
+            message.headers = headersFrom(headers);
+            message.priority = priority;
+            record.messages.append(std::move(message));
+        }
+        break;
+    }
+    case Kind::Consume: {
+        qint32 count = 0;
+        in >> record.queue >> count >> record.consume.acknowledge >> record.consume.visibilityTimeoutMs
+            >> record.consume.group >> record.consume.consumer >> record.consume.user;
+        record.consume.count = count;
+        break;
+    }
+    case Kind::Ack: in >> record.queue; readRef(in, record.ref); break;
+    case Kind::Nack:
+    case Kind::Extend: in >> record.queue; readRef(in, record.ref); in >> record.amount; break;
+    case Kind::Redrive: in >> record.queue >> record.amount >> record.user; break;
+    case Kind::Maintenance: break;
+    }
+    if (in.status() != QDataStream::Ok || !in.atEnd())
+        return Error{ErrorCode::Internal, QStringLiteral("malformed %1 record").arg(kind)};
+    return record;
+}
+
+} // namespace Broker
