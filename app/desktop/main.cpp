@@ -55,6 +55,9 @@ Broker::Result<QString> desktopConfigFile(const QString &requested)
         {{QStringLiteral("api.bind"), QStringLiteral("127.0.0.1")},
          {QStringLiteral("api.port"), 8080},
          {QStringLiteral("storage.backend"), QStringLiteral("memory")},
+         // Desktop users expect their queues back after a restart or a crash.
+         {QStringLiteral("storage.memory.journal.enabled"), true},
+         {QStringLiteral("storage.memory.journal.fsync"), QStringLiteral("everysec")},
          {QStringLiteral("security.users_file"), QStringLiteral("users.yaml")}},
         QStringLiteral("BrokerDesk desktop configuration; the Settings page rewrites this file.\n"
                        "Every key of message_broker.yaml may be set here."));
