@@ -69,6 +69,14 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     if (auto *items = qobject_cast<QStandardItemModel *>(m_backend->model()))
         items->item(1)->setEnabled(false);
     storageForm->addRow(tr("Backend"), m_backend);
+    m_journal = new QCheckBox(tr("Keep queued messages across restarts and crashes (journal)"));
+    m_journal->setObjectName(QStringLiteral("journal"));
+    storageForm->addRow(QString(), m_journal);
+    m_fsync = new QComboBox;
+    m_fsync->addItem(tr("once a second (a crash may lose the last second)"), QStringLiteral("everysec"));
+    m_fsync->addItem(tr("always (every change on disk before it is answered)"), QStringLiteral("always"));
+    m_fsync->addItem(tr("when the system likes"), QStringLiteral("no"));
+    storageForm->addRow(tr("Sync to disk"), m_fsync);
     layout->addWidget(storage);
 
     auto *limits = new QGroupBox(tr("Limits"));
@@ -106,6 +114,8 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
         connect(box, &QSpinBox::valueChanged, this, &SettingsPage::updateState);
     connect(m_bind, &QLineEdit::textChanged, this, &SettingsPage::updateState);
     connect(m_backend, &QComboBox::currentIndexChanged, this, &SettingsPage::updateState);
+    connect(m_fsync, &QComboBox::currentIndexChanged, this, &SettingsPage::updateState);
+    connect(m_journal, &QCheckBox::toggled, this, &SettingsPage::updateState);
     connect(m_rateLimit, &QCheckBox::toggled, this, &SettingsPage::updateState);
     updateState();
 }
@@ -118,6 +128,8 @@ void SettingsPage::showConfig(const BrokerConfig &config, const QString &configF
     m_bind->setText(config.api.bind);
     m_port->setValue(config.api.port);
     m_backend->setCurrentIndex(qMax(0, m_backend->findData(config.storage.backend)));
+    m_journal->setChecked(config.storage.journal.enabled);
+    m_fsync->setCurrentIndex(qMax(0, m_fsync->findData(config.storage.journal.fsync)));
     m_maxBody->setValue(int(config.api.limits.maxBodyBytes / 1024));
     m_maxMessage->setValue(int(config.api.limits.maxMessageBytes / 1024));
     m_maxConnections->setValue(config.api.limits.maxConnections);
@@ -136,6 +148,8 @@ QList<ConfigEditor::Change> SettingsPage::changes() const
     compare("api.bind", m_bind->text().trimmed(), m_config.api.bind);
     compare("api.port", m_port->value(), m_config.api.port);
     compare("storage.backend", m_backend->currentData().toString(), m_config.storage.backend);
+    compare("storage.memory.journal.enabled", m_journal->isChecked(), m_config.storage.journal.enabled);
+    compare("storage.memory.journal.fsync", m_fsync->currentData().toString(), m_config.storage.journal.fsync);
     compare("api.limits.max_body_bytes", qint64(m_maxBody->value()) * 1024, m_config.api.limits.maxBodyBytes);
     compare("api.limits.max_message_bytes", qint64(m_maxMessage->value()) * 1024, m_config.api.limits.maxMessageBytes);
     compare("api.limits.max_connections", m_maxConnections->value(), m_config.api.limits.maxConnections);
@@ -154,6 +168,8 @@ QStringList SettingsPage::describeChanges() const
     line(tr("bind address"), m_config.api.bind, m_bind->text().trimmed());
     line(tr("port"), QString::number(m_config.api.port), QString::number(m_port->value()));
     line(tr("storage"), m_config.storage.backend, m_backend->currentData().toString());
+    line(tr("journal"), onOff(m_config.storage.journal.enabled), onOff(m_journal->isChecked()));
+    line(tr("sync to disk"), m_config.storage.journal.fsync, m_fsync->currentData().toString());
     line(tr("request body limit"), QStringLiteral("%1 KiB").arg(m_config.api.limits.maxBodyBytes / 1024),
          QStringLiteral("%1 KiB").arg(m_maxBody->value()));
     line(tr("message limit"), QStringLiteral("%1 KiB").arg(m_config.api.limits.maxMessageBytes / 1024),
@@ -174,6 +190,7 @@ void SettingsPage::setBusy(bool busy)
 void SettingsPage::updateState()
 {
     m_requestsPerMinute->setEnabled(m_rateLimit->isChecked());
+    m_fsync->setEnabled(m_journal->isChecked());
     QString problem;
     const QString bind = m_bind->text().trimmed();
     if (bind != QLatin1StringView("localhost") && QHostAddress(bind).isNull())

@@ -42,6 +42,8 @@ private:
     QLineEdit *m_bind;
     QSpinBox *m_port;
     QComboBox *m_backend;
+    QCheckBox *m_journal;
+    QComboBox *m_fsync;
     QSpinBox *m_maxBody;
     QSpinBox *m_maxMessage;
     QSpinBox *m_maxConnections;

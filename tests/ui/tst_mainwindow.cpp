@@ -113,6 +113,7 @@ private Q_SLOTS:
     void purgeAsksFirst();
     void userMadeInTheUiIsWrittenAndWorks();
     void settingsRestartTheBroker();
+    void withTheJournalQueuesSurviveARestart();
     void rendersEveryPage();
 };
 
@@ -290,6 +291,27 @@ void TestMainWindow::settingsRestartTheBroker()
     QVERIFY(config.open(QIODevice::ReadOnly));
     QVERIFY(config.readAll().contains(QStringLiteral("port: %1").arg(port).toUtf8()));
     QVERIFY(page->changes().isEmpty()); // the form shows the settings in force again
+}
+
+void TestMainWindow::withTheJournalQueuesSurviveARestart()
+{
+    SettingsPage *page = m_window->settingsPage();
+    page->findChild<QCheckBox *>("journal")->setChecked(true);
+    QCOMPARE(page->describeChanges(), QStringList{"journal: off → on"});
+    clickButton(page, "Apply and restart broker");
+    QTRY_COMPARE_WITH_TIMEOUT(m_client->lastStart().durability, QString("everysec"), 10000);
+    QTRY_COMPARE(m_client->state(), BrokerClient::State::Running);
+    QCOMPARE(call("POST", "/queues", R"({"name":"durable"})").status, 200);
+    QCOMPARE(call("POST", "/messages/durable", R"({"message":"kept"})").status, 200);
+
+    // Another restart (a port change) replays the journal.
+    page->findChild<QSpinBox *>("port")->setValue(0);
+    clickButton(page, "Apply and restart broker");
+    QTRY_VERIFY_WITH_TIMEOUT(m_client->lastStart().config.api.port == 0 && m_client->state() == BrokerClient::State::Running, 10000);
+    const Reply info = callUntil(200, "GET", "/queues/durable");
+    QCOMPARE(info.status, 200);
+    QCOMPARE(info.json.value("message_count").toInt(), 1);
+    QVERIFY(QFile::exists(m_dir.filePath("journal")));
 }
 
 void TestMainWindow::rendersEveryPage()
