@@ -35,6 +35,7 @@ bool succeeded(const Result<T> &result)
 JournaledStore::JournaledStore(const QueueTypeCatalog &types, const Clock &clock)
     : m_clock(clock), m_memory(types, m_clock)
 {
+    m_memory.setListener(this);
     m_memory.setReceiptSource([this]() -> quint64 {
         if (m_replaying) {
             // A record always carries the receipts its operation drew; running out means the
@@ -45,6 +46,20 @@ JournaledStore::JournaledStore(const QueueTypeCatalog &types, const Clock &clock
         m_receipts.push_back(receipt);
         return receipt;
     });
+}
+
+void JournaledStore::messageEvent(const MessageEvent &event)
+{
+    ++m_activity;
+    if (m_listener && !m_replaying)
+        m_listener->messageEvent(event);
+}
+
+void JournaledStore::messagesAvailable(const QString &queue)
+{
+    ++m_activity;
+    if (m_listener && !m_replaying)
+        m_listener->messagesAvailable(queue);
 }
 
 JournaledStore::~JournaledStore()
@@ -294,9 +309,12 @@ void JournaledStore::runMaintenance(Completion<qint64> done)
 {
     JournalRecord record;
     record.kind = JournalRecord::Kind::Maintenance;
-    // Expiries and lease returns happen here; nobody waits on the answer.
+    // Expiries, lease returns and released delays happen here, each with an event or an
+    // availability signal; a run without any changed nothing and is not kept. Nobody waits on it.
+    const quint64 activityBefore = m_activity;
     journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.runMaintenance(std::move(c)); },
-                      [](const Result<qint64> &) { return std::pair{true, false}; }, std::move(done));
+                      [&](const Result<qint64> &) { return std::pair{m_activity != activityBefore, false}; },
+                      std::move(done));
 }
 
 } // namespace Broker

@@ -21,7 +21,7 @@ namespace Broker {
 // replays the journal into an empty memory store, which rebuilds the exact state (the memory
 // store is deterministic given each operation's time and the receipts it drew, and both are in
 // the records). Lives in the engine's thread.
-class JournaledStore final : public QueueStore
+class JournaledStore final : public QueueStore, private StoreListener
 {
 public:
     struct Options
@@ -45,7 +45,7 @@ public:
     ~JournaledStore() override;
 
     QString backendName() const override { return m_memory.backendName(); }
-    void setListener(StoreListener *listener) override { m_memory.setListener(listener); }
+    void setListener(StoreListener *listener) override { m_listener = listener; }
     const JournalWriter &writer() const { return *m_writer; }
 
     void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) override;
@@ -85,6 +85,10 @@ private:
     };
 
     JournaledStore(const QueueTypeCatalog &types, const Clock &clock);
+    // StoreListener: passes the memory store's events on, counting them, so that a maintenance
+    // run that did nothing leaves no record (an idle broker's journal does not grow).
+    void messageEvent(const MessageEvent &event) override;
+    void messagesAvailable(const QString &queue) override;
     Result<void> replay(const JournalRecord &record);
 
     // Runs `operation` on the memory store with the clock held and receipts captured, then
@@ -96,6 +100,8 @@ private:
     OperationClock m_clock;
     MemoryStore m_memory;
     std::unique_ptr<JournalWriter> m_writer;
+    StoreListener *m_listener = nullptr;
+    quint64 m_activity = 0; // events and availability signals so far
     bool m_replaying = false;
     std::vector<quint64> m_receipts; // live: drawn by the running operation; replay: to hand out
     size_t m_nextReceipt = 0;
