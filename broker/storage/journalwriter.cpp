@@ -36,13 +36,13 @@ Result<std::unique_ptr<JournalWriter>> JournalWriter::open(const QString &path, 
 
 JournalWriter::JournalWriter(int fd, QString path, Fsync policy) : m_fd(fd), m_path(std::move(path)), m_policy(policy)
 {
+    m_io = std::thread([this] { ioLoop(); });
     if (m_policy == Fsync::EverySecond) {
         m_syncTimer.setInterval(1000);
         connect(&m_syncTimer, &QTimer::timeout, this, [this] {
-            if (m_dirty && ::fdatasync(m_fd) == 0) {
-                ++m_stats.syncs;
-                m_dirty = false;
-            }
+            Batch sync;
+            sync.sync = true;
+            submitBatch(std::move(sync));
         });
         m_syncTimer.start();
     }
@@ -51,7 +51,13 @@ JournalWriter::JournalWriter(int fd, QString path, Fsync policy) : m_fd(fd), m_p
 JournalWriter::~JournalWriter()
 {
     flushNow();
-    if (m_dirty)
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+    }
+    m_wake.notify_one();
+    m_io.join();
+    if (m_policy != Fsync::Never)
         ::fdatasync(m_fd);
     ::close(m_fd);
 }
@@ -75,36 +81,98 @@ void JournalWriter::append(QByteArrayView payload, Completion done)
     JournalFile::appendRecord(m_pending, payload);
     m_waiting.push_back(std::move(done));
     ++m_stats.records;
-    if (!m_flushQueued) {
-        m_flushQueued = true;
-        // End of this turn of the event loop: everything appended until then shares the write.
-        QMetaObject::invokeMethod(this, &JournalWriter::flushNow, Qt::QueuedConnection);
+    if (!m_submitQueued && !m_inFlight) {
+        m_submitQueued = true;
+        // End of this turn of the event loop: everything appended until then shares the batch.
+        QMetaObject::invokeMethod(this, [this] {
+            m_submitQueued = false;
+            submit();
+        }, Qt::QueuedConnection);
     }
+}
+
+void JournalWriter::submit()
+{
+    if (m_inFlight || m_pending.isEmpty())
+        return;
+    Batch batch;
+    batch.data = std::exchange(m_pending, {});
+    batch.waiting = std::exchange(m_waiting, {});
+    batch.sync = m_policy == Fsync::Always;
+    m_inFlight = true;
+    submitBatch(std::move(batch));
+}
+
+void JournalWriter::submitBatch(Batch batch)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_queue.push_back(std::move(batch));
+    }
+    m_wake.notify_one();
+}
+
+void JournalWriter::ioLoop()
+{
+    std::unique_lock lock(m_mutex);
+    for (;;) {
+        m_wake.wait(lock, [this] { return m_stopping || !m_queue.empty(); });
+        if (m_queue.empty())
+            return; // stopping, and nothing left
+        Batch batch = std::move(m_queue.front());
+        m_queue.pop_front();
+        m_busy = true;
+        lock.unlock();
+        if (!batch.data.isEmpty())
+            batch.result = writeAll(batch.data);
+        if (batch.sync && batch.result && ::fdatasync(m_fd) != 0) {
+            batch.result = Error{ErrorCode::Unavailable,
+                                 QStringLiteral("%1: fdatasync failed: %2").arg(m_path, QString::fromLocal8Bit(std::strerror(errno)))};
+        }
+        lock.lock();
+        m_done.push_back(std::move(batch));
+        m_busy = false;
+        m_finished.notify_all();
+        // Back to the owner's thread for the completions.
+        QMetaObject::invokeMethod(this, &JournalWriter::collect, Qt::QueuedConnection);
+    }
+}
+
+void JournalWriter::collect()
+{
+    std::deque<Batch> done;
+    {
+        std::lock_guard lock(m_mutex);
+        done.swap(m_done);
+    }
+    for (Batch &batch : done) {
+        if (batch.sync && batch.result)
+            ++m_stats.syncs;
+        if (!batch.data.isEmpty()) {
+            ++m_stats.writes;
+            m_stats.bytes += batch.data.size();
+            m_inFlight = false;
+        }
+        for (Completion &completion : batch.waiting)
+            completion(batch.result);
+    }
+    // What arrived while the disk was busy goes next, as one batch.
+    submit();
 }
 
 void JournalWriter::flushNow()
 {
-    m_flushQueued = false;
-    if (m_pending.isEmpty())
-        return;
-    const QByteArray data = std::exchange(m_pending, {});
-    std::vector<Completion> waiting = std::exchange(m_waiting, {});
-    Result<void> result = writeAll(data);
-    if (result) {
-        ++m_stats.writes;
-        m_stats.bytes += data.size();
-        m_dirty = true;
-        if (m_policy == Fsync::Always) {
-            if (::fdatasync(m_fd) != 0) {
-                result = Error{ErrorCode::Unavailable, QStringLiteral("%1: fdatasync failed: %2").arg(m_path, QString::fromLocal8Bit(std::strerror(errno)))};
-            } else {
-                ++m_stats.syncs;
-                m_dirty = false;
-            }
+    for (;;) {
+        submit();
+        {
+            std::unique_lock lock(m_mutex);
+            m_finished.wait(lock, [this] { return m_queue.empty() && !m_busy; });
         }
+        collect(); // runs completions, and submits what they appended
+        std::lock_guard lock(m_mutex);
+        if (m_pending.isEmpty() && m_queue.empty() && !m_busy && !m_inFlight)
+            return;
     }
-    for (Completion &done : waiting)
-        done(result);
 }
 
 } // namespace Broker
