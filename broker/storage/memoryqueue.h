@@ -40,7 +40,9 @@ public:
 
     const QString &name() const { return m_name; }
     const QueueConfig &config() const { return m_config; }
+    qint64 createdMs() const { return m_createdMs; }
     QueueCounters &counters() { return m_counters; }
+    const QueueCounters &counters() const { return m_counters; }
     QueueInfo info() const;
 
     // Everything the queue holds, as max_size counts it.
@@ -60,6 +62,12 @@ public:
     // Expires leases and TTLs, releases due delays. Returns the next time it has work (0: none)
     // and sets `becameAvailable` when messages became deliverable.
     virtual qint64 maintain(bool &becameAvailable) = 0;
+
+    // Snapshots (journal compaction): everything the queue holds — ready, delayed and leased
+    // messages, consumer groups — written so that load() into an empty queue of the same type
+    // restores it exactly. Counters and config are the store's part of the snapshot.
+    virtual void save(QDataStream &out) const = 0;
+    virtual void load(QDataStream &in) = 0;
 
 protected:
     virtual void fillInfo(QueueInfo &info) const = 0;

@@ -6,6 +6,8 @@
 
 #include "core/messageid.h"
 
+#include <QDataStream>
+#include <QIODevice>
 #include <QRandomGenerator>
 
 #include <algorithm>
@@ -38,14 +40,14 @@ Result<MemoryQueue *> MemoryStore::find(const QString &name) const
     return it->second.get();
 }
 
-MemoryQueue &MemoryStore::insertQueue(const QString &name, const QueueConfig &config)
+MemoryQueue &MemoryStore::insertQueue(const QString &name, const QueueConfig &config, qint64 createdMs)
 {
     MemoryQueueHost &host = *this;
     std::unique_ptr<MemoryQueue> queue;
     if (m_types.kindOf(config.type) == QueueKind::Stream)
-        queue = std::make_unique<StreamQueue>(name, config, nowMs(), host);
+        queue = std::make_unique<StreamQueue>(name, config, createdMs, host);
     else
-        queue = std::make_unique<OrderedQueue>(name, config, nowMs(), host, m_types.createReadySet(config.type));
+        queue = std::make_unique<OrderedQueue>(name, config, createdMs, host, m_types.createReadySet(config.type));
     MemoryQueue &ref = *queue;
     m_queues[name] = std::move(queue);
     return ref;
@@ -57,7 +59,7 @@ void MemoryStore::createQueue(const QString &name, const QueueConfig &config, Co
         return done(Error{ErrorCode::QueueExists, QStringLiteral("Queue already exists")});
     if (!m_types.contains(config.type))
         return done(Error{ErrorCode::InvalidArgument, QStringLiteral("Unknown queue type '%1'").arg(config.type)});
-    done(insertQueue(name, config).info());
+    done(insertQueue(name, config, nowMs()).info());
 }
 
 void MemoryStore::deleteQueue(const QString &name, Completion<qint64> done)
@@ -277,6 +279,87 @@ void MemoryStore::releaseMemoryAfterDrain(qint64 heldMessages)
     m_peakHeldMessages = heldMessages;
 }
 
+namespace {
+
+constexpr quint32 StateMagic = 0x42445354; // "BDST"
+constexpr quint16 StateVersion = 1;
+constexpr QDataStream::Version StateStreamVersion = QDataStream::Qt_6_4;
+
+void writeCounters(QDataStream &out, const QueueCounters &c)
+{
+    out << c.published << c.delivered << c.acked << c.nacked << c.expired << c.deadLettered << c.dropped << c.redriven;
+}
+
+void readCounters(QDataStream &in, QueueCounters &c)
+{
+    in >> c.published >> c.delivered >> c.acked >> c.nacked >> c.expired >> c.deadLettered >> c.dropped >> c.redriven;
+}
+
+} // namespace
+
+QByteArray MemoryStore::saveState() const
+{
+    QByteArray state;
+    QDataStream out(&state, QIODevice::WriteOnly);
+    out.setVersion(StateStreamVersion);
+    out << StateMagic << StateVersion << m_nextSequence << m_publishers;
+    // In name order, so that the same state always gives the same bytes.
+    std::vector<const MemoryQueue *> queues;
+    for (const auto &[name, queue] : m_queues)
+        queues.push_back(queue.get());
+    std::sort(queues.begin(), queues.end(), [](const MemoryQueue *a, const MemoryQueue *b) { return a->name() < b->name(); });
+    out << quint64(queues.size());
+    for (const MemoryQueue *queue : queues) {
+        const QueueConfig &c = queue->config();
+        out << queue->name() << c.type << qint64(c.maxSize) << qint64(c.ttlSeconds) << qint64(c.visibilityTimeoutSeconds)
+            << qint32(c.maxDeliveries) << c.deadLetterQueue << queue->createdMs();
+        writeCounters(out, queue->counters());
+        queue->save(out);
+    }
+    return state;
+}
+
+Result<void> MemoryStore::loadState(const QByteArray &state)
+{
+    m_queues.clear();
+    m_publishers.clear();
+    m_publisherIndex.clear();
+    QDataStream in(state);
+    in.setVersion(StateStreamVersion);
+    quint32 magic = 0;
+    quint16 version = 0;
+    in >> magic >> version;
+    if (magic != StateMagic || version != StateVersion)
+        return Error{ErrorCode::Internal, QStringLiteral("not a memory store snapshot of a known version")};
+    quint64 count = 0;
+    in >> m_nextSequence >> m_publishers >> count;
+    for (qsizetype i = 0; i < m_publishers.size(); ++i)
+        m_publisherIndex.insert(m_publishers[i], quint32(i));
+    for (quint64 i = 0; i < count && in.status() == QDataStream::Ok; ++i) {
+        QString name;
+        QueueConfig config;
+        qint64 maxSize = 0, ttl = 0, visibility = 0, createdMs = 0;
+        qint32 maxDeliveries = 0;
+        in >> name >> config.type >> maxSize >> ttl >> visibility >> maxDeliveries >> config.deadLetterQueue >> createdMs;
+        config.maxSize = maxSize;
+        config.ttlSeconds = ttl;
+        config.visibilityTimeoutSeconds = visibility;
+        config.maxDeliveries = maxDeliveries;
+        if (!m_types.contains(config.type)) {
+            m_queues.clear();
+            return Error{ErrorCode::Internal, QStringLiteral("queue %1 has the unknown type '%2'").arg(name, config.type)};
+        }
+        MemoryQueue &queue = insertQueue(name, config, createdMs);
+        readCounters(in, queue.counters());
+        queue.load(in);
+    }
+    if (in.status() != QDataStream::Ok || !in.atEnd()) {
+        m_queues.clear();
+        return Error{ErrorCode::Internal, QStringLiteral("the snapshot is malformed")};
+    }
+    return {};
+}
+
 quint64 MemoryStore::newReceipt()
 {
     return m_receiptSource ? m_receiptSource() : QRandomGenerator::global()->generate64();
@@ -326,7 +409,7 @@ void MemoryStore::deadLetter(MemoryQueue &from, StoredMessage &&message, const Q
         return;
     }
     auto it = m_queues.find(dlqName);
-    MemoryQueue &dlq = it != m_queues.end() ? *it->second : insertQueue(dlqName, QueueConfig{});
+    MemoryQueue &dlq = it != m_queues.end() ? *it->second : insertQueue(dlqName, QueueConfig{}, nowMs());
     ++from.counters().deadLettered;
     recordEvent(MessageEventKind::DeadLettered, from, message, {}, reason);
     MessageExtras &extras = message.ensureExtras();

@@ -34,6 +34,12 @@ public:
     quint64 nextSequence() const { return m_nextSequence; }
     void setNextSequence(quint64 sequence) { m_nextSequence = sequence; }
 
+    // The whole store as bytes, and back: queues with their configs, counters and messages in
+    // every state, the publisher table and the next message number. loadState() replaces what
+    // the store holds; on malformed input it fails and the store is left empty.
+    QByteArray saveState() const;
+    Result<void> loadState(const QByteArray &state);
+
     QString backendName() const override { return QStringLiteral("memory"); }
     void setListener(StoreListener *listener) override { m_listener = listener; }
 
@@ -62,7 +68,7 @@ private:
     void deadLetter(MemoryQueue &from, StoredMessage &&message, const QString &reason) override;
 
     Result<MemoryQueue *> find(const QString &name) const;
-    MemoryQueue &insertQueue(const QString &name, const QueueConfig &config);
+    MemoryQueue &insertQueue(const QString &name, const QueueConfig &config, qint64 createdMs);
     quint32 internPublisher(const QString &publisher);
     void announceAvailable(const QString &queue);
     // After a large drain, hands freed heap back to the system (glibc keeps it otherwise).

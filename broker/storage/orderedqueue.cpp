@@ -219,4 +219,49 @@ void OrderedQueue::fillInfo(QueueInfo &info) const
     info.inFlight = qint64(m_leases.size());
 }
 
+void OrderedQueue::save(QDataStream &out) const
+{
+    // Ready messages in delivery order: pushing them back in that order rebuilds the same line.
+    out << quint64(m_ready->size());
+    m_ready->forEach([&out](const StoredMessage &message) {
+        writeStoredMessage(out, message);
+        return true;
+    });
+    out << quint64(m_delayed.size());
+    for (const auto &[due, message] : m_delayed) {
+        out << due;
+        writeStoredMessage(out, message);
+    }
+    out << quint64(m_leases.size());
+    // By deadline, so that the file does not depend on the hash table's order.
+    for (const auto &[deadline, sequence] : m_leaseDeadlines) {
+        const Lease &lease = m_leases.at(sequence);
+        out << lease.receipt << lease.deadlineMs;
+        writeStoredMessage(out, lease.message);
+    }
+}
+
+void OrderedQueue::load(QDataStream &in)
+{
+    quint64 count = 0;
+    in >> count;
+    for (quint64 i = 0; i < count && in.status() == QDataStream::Ok; ++i)
+        m_ready->push(readStoredMessage(in));
+    in >> count;
+    for (quint64 i = 0; i < count && in.status() == QDataStream::Ok; ++i) {
+        qint64 due = 0;
+        in >> due;
+        m_delayed.emplace(due, readStoredMessage(in));
+    }
+    in >> count;
+    for (quint64 i = 0; i < count && in.status() == QDataStream::Ok; ++i) {
+        Lease lease;
+        in >> lease.receipt >> lease.deadlineMs;
+        lease.message = readStoredMessage(in);
+        const quint64 sequence = lease.message.sequence;
+        m_leaseDeadlines.emplace(lease.deadlineMs, sequence);
+        m_leases.emplace(sequence, std::move(lease));
+    }
+}
+
 } // namespace Broker

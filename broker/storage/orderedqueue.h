@@ -30,6 +30,8 @@ public:
     qint64 purge() override;
     void takeDeadLettered(const QString &origin, qint64 limit, std::vector<StoredMessage> &out) override;
     qint64 maintain(bool &becameAvailable) override;
+    void save(QDataStream &out) const override;
+    void load(QDataStream &in) override;
 
 protected:
     void fillInfo(QueueInfo &info) const override;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "storedmessage.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <cstring>
 
 namespace Broker {
@@ -40,6 +43,35 @@ qint64 StoredMessage::ttlStartMs() const
     if (extras && extras->ttlStartMs != 0)
         return extras->ttlStartMs;
     return timestampUs / 1000;
+}
+
+void writeStoredMessage(QDataStream &out, const StoredMessage &message)
+{
+    out << message.sequence << message.timestampUs << message.notBeforeMs << message.priority << message.deliveryCount
+        << message.publisher << QByteArray(message.data().data(), message.data().size());
+    const MessageExtras *extras = message.extras.get();
+    out << bool(extras);
+    if (extras) {
+        out << QJsonDocument(extras->headers).toJson(QJsonDocument::Compact) << extras->originQueue
+            << extras->deadLetterReason << extras->deadLetteredAtMs << extras->ttlStartMs;
+    }
+}
+
+StoredMessage readStoredMessage(QDataStream &in)
+{
+    StoredMessage message;
+    QByteArray data;
+    bool hasExtras = false;
+    in >> message.sequence >> message.timestampUs >> message.notBeforeMs >> message.priority >> message.deliveryCount
+        >> message.publisher >> data >> hasExtras;
+    message.setData(data);
+    if (hasExtras) {
+        MessageExtras &extras = message.ensureExtras();
+        QByteArray headers;
+        in >> headers >> extras.originQueue >> extras.deadLetterReason >> extras.deadLetteredAtMs >> extras.ttlStartMs;
+        extras.headers = QJsonDocument::fromJson(headers).object();
+    }
+    return message;
 }
 
 } // namespace Broker

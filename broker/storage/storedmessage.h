@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QByteArrayView>
+#include <QDataStream>
 #include <QJsonObject>
 #include <QString>
 
@@ -45,5 +46,9 @@ struct StoredMessage
     // When the TTL clock of this message started, in ms since the epoch.
     qint64 ttlStartMs() const;
 };
+
+// Snapshots (journal compaction) keep messages exactly: every field, payload and extras.
+void writeStoredMessage(QDataStream &out, const StoredMessage &message);
+StoredMessage readStoredMessage(QDataStream &in);
 
 } // namespace Broker

@@ -370,4 +370,70 @@ void StreamQueue::fillInfo(QueueInfo &info) const
     }
 }
 
+void StreamQueue::save(QDataStream &out) const
+{
+    out << m_nextPosition << quint64(m_log.size());
+    for (const Entry &entry : m_log) {
+        out << entry.position << entry.removed;
+        writeStoredMessage(out, entry.message);
+    }
+    out << quint64(m_groups.size());
+    for (const auto &[name, group] : m_groups) {
+        out << name << group.lastDelivered << quint64(group.pending.size());
+        for (const auto &[position, pending] : group.pending)
+            out << position << pending.consumer << pending.deliveryCount << pending.deadlineMs << pending.receipt;
+        out << quint64(group.claimable.size());
+        for (const quint64 position : group.claimable)
+            out << position;
+        out << quint64(group.consumers.size());
+        for (const QString &consumer : group.consumers)
+            out << consumer;
+    }
+}
+
+void StreamQueue::load(QDataStream &in)
+{
+    quint64 count = 0;
+    in >> m_nextPosition >> count;
+    for (quint64 i = 0; i < count && in.status() == QDataStream::Ok; ++i) {
+        Entry entry;
+        in >> entry.position >> entry.removed;
+        entry.message = readStoredMessage(in);
+        if (entry.removed)
+            ++m_removedCount;
+        else
+            m_positionOf.emplace(entry.message.sequence, entry.position);
+        m_log.push_back(std::move(entry));
+    }
+    in >> count;
+    for (quint64 g = 0; g < count && in.status() == QDataStream::Ok; ++g) {
+        QString name;
+        quint64 pendingCount = 0;
+        in >> name;
+        Group &group = m_groups[name];
+        in >> group.lastDelivered >> pendingCount;
+        for (quint64 i = 0; i < pendingCount && in.status() == QDataStream::Ok; ++i) {
+            quint64 position = 0;
+            Pending pending;
+            in >> position >> pending.consumer >> pending.deliveryCount >> pending.deadlineMs >> pending.receipt;
+            if (pending.deadlineMs != 0)
+                group.deadlines.emplace(pending.deadlineMs, position);
+            group.pending.emplace(position, std::move(pending));
+        }
+        quint64 n = 0;
+        in >> n;
+        for (quint64 i = 0; i < n && in.status() == QDataStream::Ok; ++i) {
+            quint64 position = 0;
+            in >> position;
+            group.claimable.insert(position);
+        }
+        in >> n;
+        for (quint64 i = 0; i < n && in.status() == QDataStream::Ok; ++i) {
+            QString consumer;
+            in >> consumer;
+            group.consumers.insert(consumer);
+        }
+    }
+}
+
 } // namespace Broker

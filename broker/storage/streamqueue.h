@@ -32,6 +32,8 @@ public:
     qint64 purge() override;
     void takeDeadLettered(const QString &origin, qint64 limit, std::vector<StoredMessage> &out) override;
     qint64 maintain(bool &becameAvailable) override;
+    void save(QDataStream &out) const override;
+    void load(QDataStream &in) override;
 
     static QString defaultGroup() { return QStringLiteral("default"); }
 
