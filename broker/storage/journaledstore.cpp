@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "journaledstore.h"
 
+#include "journalcompaction.h"
 #include "journalfile.h"
+
+#include "errors/logging.h"
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QRandomGenerator>
 
 #include <optional>
@@ -32,8 +36,8 @@ bool succeeded(const Result<T> &result)
 
 } // namespace
 
-JournaledStore::JournaledStore(const QueueTypeCatalog &types, const Clock &clock)
-    : m_clock(clock), m_memory(types, m_clock)
+JournaledStore::JournaledStore(const QueueTypeCatalog &types, const Clock &clock, Options options)
+    : m_options(std::move(options)), m_clock(clock), m_memory(types, m_clock)
 {
     m_memory.setListener(this);
     m_memory.setReceiptSource([this]() -> quint64 {
@@ -66,59 +70,199 @@ JournaledStore::~JournaledStore()
 {
     if (m_writer)
         m_writer->flushNow();
+    collectCompaction(true);
 }
+
+namespace {
+
+quint64 baseOfRecord(const QByteArray &payload)
+{
+    const Result<JournalRecord> record = JournalRecord::decode(payload);
+    return record && record->kind == JournalRecord::Kind::Base ? record->sequence : 0;
+}
+
+} // namespace
 
 Result<std::unique_ptr<JournaledStore>> JournaledStore::open(const QueueTypeCatalog &types, const Clock &clock,
                                                              const Options &options, ReplayReport *report)
 {
     QElapsedTimer timer;
     timer.start();
-    std::unique_ptr<JournaledStore> store(new JournaledStore(types, clock));
-    qint64 validBytes = -1;
+    std::unique_ptr<JournaledStore> store(new JournaledStore(types, clock, options));
+    Result<JournalCompaction::Recovered> recovered = JournalCompaction::recover(options.path, &baseOfRecord);
+    if (!recovered)
+        return recovered.error();
     ReplayReport replayed;
-    if (QFile::exists(options.path)) {
-        Result<JournalFile::ReadResult> read = JournalFile::read(options.path);
-        if (!read)
-            return read.error();
-        validBytes = read->validBytes;
-        replayed.tornTail = read->tornTail;
-        replayed.bytes = read->validBytes;
-        store->m_replaying = true;
-        for (const QByteArray &payload : std::as_const(read->records)) {
-            Result<JournalRecord> record = JournalRecord::decode(payload);
-            Result<void> applied = record ? store->replay(*record) : Result<void>(record.error());
-            if (!applied) {
-                return Error{ErrorCode::Internal,
-                             QStringLiteral("%1: record %2 cannot be replayed: %3")
-                                 .arg(options.path)
-                                 .arg(replayed.records + 1)
-                                 .arg(applied.error().message)};
-            }
-            ++replayed.records;
-        }
-        store->m_replaying = false;
-        store->m_clock.release();
+    replayed.tornTail = recovered->tornTail;
+    replayed.snapshotBytes = recovered->snapshotBytes;
+    store->m_replaying = true;
+    if (recovered->snapshot) {
+        if (const Result<void> loaded = store->m_memory.loadState(*recovered->snapshot); !loaded)
+            return Error{ErrorCode::Internal, QStringLiteral("%1: %2").arg(JournalCompaction::snapshotPath(options.path),
+                                                                           loaded.error().message)};
     }
-    Result<std::unique_ptr<JournalWriter>> writer = JournalWriter::open(options.path, options.fsync, validBytes);
-    if (!writer)
-        return writer.error();
-    store->m_writer = std::move(writer.value());
+    if (const Result<void> ok = store->replayAll(recovered->records, options.path, replayed); !ok)
+        return ok.error();
 
-    // This session's message numbers continue after the replayed ones, and never below the
-    // clock-seeded start (ids stay unique even if the journal was deleted meanwhile).
-    const quint64 seed = std::max(store->m_memory.nextSequence(), quint64(clock.nowMs()) * 1000);
-    store->m_memory.setNextSequence(seed);
-    JournalRecord record;
-    record.kind = JournalRecord::Kind::Seed;
-    record.timeMs = clock.nowMs();
-    record.sequence = seed;
-    store->m_writer->append(record.encode(), ignore());
-    store->m_writer->flushNow();
-
+    // Finish a compaction a crash interrupted; afterwards the journal is P again.
+    using Unfinished = JournalCompaction::Recovered::Unfinished;
+    Result<void> finished;
+    switch (recovered->unfinished) {
+    case Unfinished::None: break;
+    case Unfinished::Promote: finished = JournalCompaction::promoteNext(options.path); break;
+    case Unfinished::DropNext:
+        finished = QFile::remove(JournalCompaction::nextPath(options.path))
+            ? Result<void>()
+            : Result<void>(Error{ErrorCode::Unavailable, QStringLiteral("cannot remove %1").arg(JournalCompaction::nextPath(options.path))});
+        break;
+    case Unfinished::SnapshotThenPromote: {
+        // The snapshot P.next builds on is the state right here, between P's records and its own.
+        const QByteArray state = store->m_memory.saveState();
+        if (const Result<void> ok = store->replayAll(recovered->nextRecords, JournalCompaction::nextPath(options.path), replayed); !ok)
+            return ok.error();
+        finished = JournalCompaction::writeSnapshot(options.path, recovered->nextBase, state);
+        if (finished)
+            finished = JournalCompaction::promoteNext(options.path);
+        replayed.snapshotBytes = state.size();
+        break;
+    }
+    }
+    if (!finished)
+        return finished.error();
+    store->m_replaying = false;
+    store->m_clock.release();
+    store->m_lastSnapshotBytes = replayed.snapshotBytes;
+    if (const Result<void> opened = store->openWriter(options.path, recovered->liveValidBytes); !opened)
+        return opened.error();
+    store->appendSessionStart(0);
     replayed.elapsedMs = timer.elapsed();
     if (report)
         *report = replayed;
     return store;
+}
+
+Result<void> JournaledStore::replayAll(const QList<QByteArray> &records, const QString &path, ReplayReport &report)
+{
+    for (const QByteArray &payload : records) {
+        Result<JournalRecord> record = JournalRecord::decode(payload);
+        Result<void> applied = record ? replay(*record) : Result<void>(record.error());
+        if (!applied) {
+            return Error{ErrorCode::Internal, QStringLiteral("%1: record %2 cannot be replayed: %3")
+                                                  .arg(path)
+                                                  .arg(report.records + 1)
+                                                  .arg(applied.error().message)};
+        }
+        ++report.records;
+        report.bytes += payload.size() + JournalFile::RecordOverhead;
+    }
+    return {};
+}
+
+Result<void> JournaledStore::openWriter(const QString &path, qint64 validBytes)
+{
+    Result<std::unique_ptr<JournalWriter>> writer = JournalWriter::open(path, m_options.fsync, validBytes);
+    if (!writer)
+        return writer.error();
+    m_writer = std::move(writer.value());
+    m_journalBytesAtOpen = QFileInfo(path).size();
+    return {};
+}
+
+// A journal that starts from a snapshot says so first; every session then records where its
+// message numbers start, never below the clock-seeded start (ids stay unique even if the
+// journal was deleted meanwhile).
+void JournaledStore::appendSessionStart(quint64 baseSnapshot)
+{
+    if (baseSnapshot != 0) {
+        JournalRecord base;
+        base.kind = JournalRecord::Kind::Base;
+        base.timeMs = m_clock.nowMs();
+        base.sequence = baseSnapshot;
+        m_writer->append(base.encode(), ignore());
+    }
+    const quint64 seed = std::max(m_memory.nextSequence(), quint64(m_clock.nowMs()) * 1000);
+    m_memory.setNextSequence(seed);
+    JournalRecord record;
+    record.kind = JournalRecord::Kind::Seed;
+    record.timeMs = m_clock.nowMs();
+    record.sequence = seed;
+    m_writer->append(record.encode(), ignore());
+    m_writer->flushNow();
+}
+
+bool JournaledStore::compact()
+{
+    if (m_compaction)
+        return false;
+    // Everything so far is in the current journal; from here on records go to P.next, which
+    // builds on the snapshot of this very moment. Only serialising the state holds up the
+    // engine; writing it to disk happens on a thread of its own.
+    QElapsedTimer pause;
+    pause.start();
+    m_writer->flushNow();
+    quint64 id = 0;
+    while (id == 0)
+        id = QRandomGenerator::global()->generate64();
+    QByteArray state = m_memory.saveState();
+    const QString journal = m_options.path;
+    if (const Result<void> opened = openWriter(JournalCompaction::nextPath(journal), 0); !opened) {
+        ++m_compactionStats.failed;
+        qCWarning(lcStorage).noquote() << QStringLiteral("journal compaction not started: %1").arg(opened.error().message);
+        return false;
+    }
+    appendSessionStart(id);
+    m_compactionStats.lastPauseMs = pause.elapsed();
+
+    Compaction compaction;
+    compaction.state = std::make_shared<std::atomic<int>>(0);
+    compaction.error = std::make_shared<QString>();
+    compaction.snapshotBytes = state.size();
+    const Options::Step stopAfter = m_options.stopCompactionAfter;
+    compaction.thread = std::thread([journal, id, state = std::move(state), done = compaction.state,
+                                     error = compaction.error, stopAfter] {
+        Result<void> result;
+        if (stopAfter != Options::Step::JournalSwitched)
+            result = JournalCompaction::writeSnapshot(journal, id, state);
+        if (result && stopAfter == Options::Step::None)
+            result = JournalCompaction::promoteNext(journal);
+        if (!result)
+            *error = result.error().message;
+        done->store(result ? 1 : 2);
+    });
+    m_compaction = std::move(compaction);
+    return true;
+}
+
+void JournaledStore::collectCompaction(bool wait)
+{
+    if (!m_compaction || (!wait && m_compaction->state->load() == 0))
+        return;
+    m_compaction->thread.join();
+    if (m_compaction->state->load() == 1) {
+        ++m_compactionStats.completed;
+        m_lastSnapshotBytes = m_compaction->snapshotBytes;
+        m_compactionStats.lastSnapshotBytes = m_compaction->snapshotBytes;
+    } else {
+        // The chain stays recoverable (old snapshot + journal + P.next); the next start finishes it.
+        ++m_compactionStats.failed;
+        qCWarning(lcStorage).noquote() << QStringLiteral("journal compaction failed: %1").arg(*m_compaction->error);
+    }
+    m_compaction.reset();
+}
+
+void JournaledStore::finishCompaction()
+{
+    collectCompaction(true);
+}
+
+void JournaledStore::compactIfLarge()
+{
+    collectCompaction(false);
+    if (m_compaction)
+        return;
+    const double threshold = std::max(double(m_options.compactMinBytes), m_options.compactFactor * double(m_lastSnapshotBytes));
+    if (double(journalBytes()) > threshold)
+        compact();
 }
 
 Result<void> JournaledStore::replay(const JournalRecord &record)
@@ -133,6 +277,7 @@ Result<void> JournaledStore::replay(const JournalRecord &record)
     };
     switch (record.kind) {
     case JournalRecord::Kind::Seed: m_memory.setNextSequence(record.sequence); break;
+    case JournalRecord::Kind::Base: break; // the snapshot it names was loaded before
     case JournalRecord::Kind::CreateQueue:
         m_memory.createQueue(record.queue, record.config, [&](Result<QueueInfo> r) { check(r); });
         break;
@@ -315,6 +460,7 @@ void JournaledStore::runMaintenance(Completion<qint64> done)
     journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.runMaintenance(std::move(c)); },
                       [&](const Result<qint64> &) { return std::pair{m_activity != activityBefore, false}; },
                       std::move(done));
+    compactIfLarge();
 }
 
 } // namespace Broker

@@ -10,7 +10,10 @@
 
 #include <QString>
 
+#include <atomic>
 #include <memory>
+#include <optional>
+#include <thread>
 #include <vector>
 
 namespace Broker {
@@ -28,6 +31,13 @@ public:
     {
         QString path;
         JournalWriter::Fsync fsync = JournalWriter::Fsync::EverySecond;
+        // Compaction (a snapshot plus a fresh journal) starts when the journal is larger than
+        // both `compactMinBytes` and `compactFactor` times the last snapshot.
+        qint64 compactMinBytes = 64 * 1024 * 1024;
+        double compactFactor = 2.0;
+        // Tests: a compaction stops at this step as if the process had died there.
+        enum class Step { None, JournalSwitched, SnapshotWritten };
+        Step stopCompactionAfter = Step::None;
     };
     struct ReplayReport
     {
@@ -35,6 +45,14 @@ public:
         qint64 bytes = 0;
         bool tornTail = false; // a record cut short by a crash was dropped
         qint64 elapsedMs = 0;
+        qint64 snapshotBytes = 0; // the snapshot the replay started from (0: none)
+    };
+    struct CompactionStats
+    {
+        qint64 completed = 0;
+        qint64 failed = 0;
+        qint64 lastSnapshotBytes = 0;
+        qint64 lastPauseMs = 0; // the engine's thread stood still this long (state serialised)
     };
 
     // Reads and replays the journal at options.path (a missing file is an empty journal), then
@@ -47,6 +65,14 @@ public:
     QString backendName() const override { return m_memory.backendName(); }
     void setListener(StoreListener *listener) override { m_listener = listener; }
     const JournalWriter &writer() const { return *m_writer; }
+    // The journal's size now, header included.
+    qint64 journalBytes() const { return m_journalBytesAtOpen + m_writer->stats().bytes; }
+    const CompactionStats &compactionStats() const { return m_compactionStats; }
+    bool isCompacting() const { return m_compaction.has_value(); }
+    // Starts a compaction now, whatever the size (also used by tests); false when one is running.
+    bool compact();
+    // Waits for a running compaction's background part to end (shutdown, tests).
+    void finishCompaction();
 
     void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) override;
     void deleteQueue(const QString &name, Completion<qint64> done) override;
@@ -84,7 +110,12 @@ private:
         qint64 m_heldMs = 0;
     };
 
-    JournaledStore(const QueueTypeCatalog &types, const Clock &clock);
+    JournaledStore(const QueueTypeCatalog &types, const Clock &clock, Options options);
+    Result<void> replayAll(const QList<QByteArray> &records, const QString &path, ReplayReport &report);
+    Result<void> openWriter(const QString &path, qint64 validBytes);
+    void appendSessionStart(quint64 baseSnapshot);
+    void compactIfLarge();
+    void collectCompaction(bool wait);
     // StoreListener: passes the memory store's events on, counting them, so that a maintenance
     // run that did nothing leaves no record (an idle broker's journal does not grow).
     void messageEvent(const MessageEvent &event) override;
@@ -97,9 +128,22 @@ private:
     template<typename T, typename Operation, typename Decide>
     void journaled(JournalRecord record, Operation operation, Decide shouldLog, Completion<T> done);
 
+    struct Compaction
+    {
+        std::thread thread;
+        std::shared_ptr<std::atomic<int>> state; // 0 running, 1 done, 2 failed
+        std::shared_ptr<QString> error;
+        qint64 snapshotBytes = 0;
+    };
+
+    Options m_options;
     OperationClock m_clock;
     MemoryStore m_memory;
     std::unique_ptr<JournalWriter> m_writer;
+    qint64 m_journalBytesAtOpen = 0;
+    qint64 m_lastSnapshotBytes = 0;
+    std::optional<Compaction> m_compaction;
+    CompactionStats m_compactionStats;
     StoreListener *m_listener = nullptr;
     quint64 m_activity = 0; // events and availability signals so far
     bool m_replaying = false;

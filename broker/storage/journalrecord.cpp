@@ -58,7 +58,8 @@ QByteArray JournalRecord::encode() const
     out.setVersion(StreamVersion);
     out << quint8(kind) << timeMs << receipts;
     switch (kind) {
-    case Kind::Seed: out << sequence; break;
+    case Kind::Seed:
+    case Kind::Base: out << sequence; break;
     case Kind::CreateQueue: out << queue; writeConfig(out, config); break;
     case Kind::DeleteQueue:
     case Kind::PurgeQueue: out << queue; break;
@@ -87,11 +88,12 @@ Result<JournalRecord> JournalRecord::decode(const QByteArray &payload)
     JournalRecord record;
     quint8 kind = 0;
     in >> kind >> record.timeMs >> record.receipts;
-    if (kind < quint8(Kind::Seed) || kind > quint8(Kind::Maintenance))
+    if (kind < quint8(Kind::Seed) || kind > quint8(Kind::Base))
         return Error{ErrorCode::Internal, QStringLiteral("unknown record kind %1").arg(kind)};
     record.kind = Kind(kind);
     switch (record.kind) {
-    case Kind::Seed: in >> record.sequence; break;
+    case Kind::Seed:
+    case Kind::Base: in >> record.sequence; break;
     case Kind::CreateQueue: in >> record.queue; readConfig(in, record.config); break;
     case Kind::DeleteQueue:
     case Kind::PurgeQueue: in >> record.queue; break;

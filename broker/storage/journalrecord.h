@@ -32,12 +32,13 @@ struct JournalRecord
         Extend,
         Redrive,
         Maintenance,
+        Base,          // first record of a journal that builds on a snapshot (sequence: its id)
     };
 
     Kind kind = Kind::Seed;
     qint64 timeMs = 0;
     QList<quint64> receipts;     // drawn while the operation ran, in order
-    quint64 sequence = 0;        // Seed
+    quint64 sequence = 0;        // Seed: the next message number; Base: the snapshot id
     QString queue;
     QueueConfig config;          // CreateQueue
     QString user;                // Publish: the publisher; Redrive: who; others: unused

@@ -5,6 +5,7 @@
 
 #include "core/messageid.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -13,12 +14,23 @@ using namespace Broker;
 
 namespace {
 
+// Runs the event loop until `done` (journal writes complete through it), at most ten seconds.
+// Not QTRY_*: it sleeps 50 ms between checks, and these waits are many and short.
+void waitUntil(const std::function<bool()> &done)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (!done() && timer.elapsed() < 10'000)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 10);
+    QVERIFY(done());
+}
+
 template<typename T>
 T get(std::function<void(Completion<T>)> operation)
 {
     std::optional<Result<T>> result;
     operation([&](Result<T> r) { result.emplace(std::move(r)); });
-    [&] { QTRY_VERIFY(result.has_value()); }();
+    waitUntil([&] { return result.has_value(); });
     if (!result->ok())
         qFatal("store operation failed: %s", qPrintable(result->error().message));
     return result->value();
@@ -28,7 +40,7 @@ void expectOk(std::function<void(Completion<void>)> operation)
 {
     std::optional<Result<void>> result;
     operation([&](Result<void> r) { result.emplace(std::move(r)); });
-    [&] { QTRY_VERIFY(result.has_value()); }();
+    waitUntil([&] { return result.has_value(); });
     QVERIFY2(result->ok(), result->ok() ? "" : qPrintable(result->error().message));
 }
 
@@ -171,6 +183,10 @@ private Q_SLOTS:
     void aTornLastRecordIsDropped();
     void damageInTheMiddleStopsOpening();
     void aSnapshotRestoresTheExactState();
+    void compactionKeepsTheState();
+    void compactionStartsWhenTheJournalOutgrowsTheData();
+    void aCompactionInterruptedAtAnyStepLosesNothing_data();
+    void aCompactionInterruptedAtAnyStepLosesNothing();
 };
 
 void TestJournaledStore::replayRebuildsTheExactState()
@@ -312,6 +328,115 @@ void TestJournaledStore::aSnapshotRestoresTheExactState()
 
     QVERIFY(!restored.loadState(state.left(state.size() / 2)).ok()); // cut short: refused
     QVERIFY(!restored.loadState("not a snapshot").ok());
+}
+
+void TestJournaledStore::compactionKeepsTheState()
+{
+    const QString path = m_dir.filePath("compact.journal");
+    QString before;
+    qint64 grown = 0;
+    {
+        auto store = open(path);
+        const Message lease = work(*store);
+        grown = store->journalBytes();
+        QVERIFY(store->compact());
+        store->finishCompaction();
+        QCOMPARE(store->compactionStats().completed, 1);
+        QVERIFY(store->journalBytes() < grown / 4); // a fresh journal: base, seed
+        // Changes after the compaction go to the new journal.
+        expectOk([&](auto d) { store->ack("jobs", {lease.id, lease.receipt, {}, "w"}, d); });
+        get<PublishResult>([&](auto d) { store->publish("orders", {message("after")}, "dave", d); });
+        before = dump(*store);
+    }
+    QVERIFY(QFile::exists(path + ".snapshot"));
+    QVERIFY(!QFile::exists(path + ".next"));
+    JournaledStore::ReplayReport report;
+    auto reopened = open(path, &report);
+    QVERIFY(reopened);
+    QVERIFY(report.snapshotBytes > 0);
+    QVERIFY(report.records < 10);
+    QCOMPARE(dump(*reopened), before);
+}
+
+void TestJournaledStore::compactionStartsWhenTheJournalOutgrowsTheData()
+{
+    const QString path = m_dir.filePath("auto.journal");
+    JournaledStore::Options options{path, JournalWriter::Fsync::Never};
+    options.compactMinBytes = 64 * 1024;
+    auto opened = JournaledStore::open(m_types, m_clock, options);
+    QVERIFY(opened.ok());
+    JournaledStore &store = *opened.value();
+    get<QueueInfo>([&](auto d) { store.createQueue("churn", config("list"), d); });
+    // Publish and consume the same few messages over and over: the live data stays small, the
+    // journal would grow without end.
+    ConsumeRequest take;
+    take.count = 10;
+    for (int round = 0; round < 400; ++round) {
+        QList<NewMessage> batch(10, message(QByteArray(100, 'x').prepend('"').append('"')));
+        get<PublishResult>([&](auto d) { store.publish("churn", batch, "p", d); });
+        get<QList<Message>>([&](auto d) { store.consume("churn", take, d); });
+        m_clock.advanceMs(1000);
+        get<qint64>([&](auto d) { store.runMaintenance(d); });
+        store.finishCompaction();
+    }
+    QVERIFY2(store.compactionStats().completed >= 3, qPrintable(QString::number(store.compactionStats().completed)));
+    QVERIFY(QFile(path).size() < 3 * options.compactMinBytes);
+}
+
+void TestJournaledStore::aCompactionInterruptedAtAnyStepLosesNothing_data()
+{
+    QTest::addColumn<int>("step");
+    QTest::addColumn<bool>("tmpLeftOver");
+    QTest::addRow("after-the-journal-switch") << int(JournaledStore::Options::Step::JournalSwitched) << false;
+    QTest::addRow("while-writing-the-snapshot") << int(JournaledStore::Options::Step::JournalSwitched) << true;
+    QTest::addRow("after-the-snapshot-before-the-rename") << int(JournaledStore::Options::Step::SnapshotWritten) << false;
+}
+
+void TestJournaledStore::aCompactionInterruptedAtAnyStepLosesNothing()
+{
+    QFETCH(int, step);
+    QFETCH(bool, tmpLeftOver);
+    const QString path = m_dir.filePath(QStringLiteral("interrupted-%1-%2.journal").arg(step).arg(tmpLeftOver));
+    QString before;
+    Message lease;
+    {
+        // A completed compaction first, so that an older snapshot exists too.
+        auto store = open(path);
+        get<QueueInfo>([&](auto d) { store->createQueue("early", config("list"), d); });
+        get<PublishResult>([&](auto d) { store->publish("early", {message("1")}, "p", d); });
+        QVERIFY(store->compact());
+        store->finishCompaction();
+    }
+    {
+        JournaledStore::Options options{path, JournalWriter::Fsync::Never};
+        options.stopCompactionAfter = JournaledStore::Options::Step(step);
+        auto opened = JournaledStore::open(m_types, m_clock, options);
+        QVERIFY(opened.ok());
+        JournaledStore &store = *opened.value();
+        lease = work(store);
+        QVERIFY(store.compact());
+        store.finishCompaction();
+        get<PublishResult>([&](auto d) { store.publish("early", {message("after")}, "p", d); });
+        before = dump(store);
+    } // the process "dies" here: files stay as they are
+    QVERIFY(QFile::exists(path + ".next"));
+    if (tmpLeftOver) {
+        QFile tmp(path + ".snapshot.tmp");
+        QVERIFY(tmp.open(QIODevice::WriteOnly));
+        tmp.write("half a snapshot");
+    }
+    JournaledStore::ReplayReport report;
+    auto recovered = open(path, &report);
+    QVERIFY(recovered);
+    QCOMPARE(dump(*recovered), before);
+    QVERIFY(!QFile::exists(path + ".next"));          // finished on the way
+    QVERIFY(!QFile::exists(path + ".snapshot.tmp"));
+    expectOk([&](auto d) { recovered->ack("jobs", {lease.id, lease.receipt, {}, "w"}, d); });
+    const QString after = dump(*recovered);
+    recovered.reset();
+    auto again = open(path);
+    QVERIFY(again);
+    QCOMPARE(dump(*again), after);
 }
 
 QTEST_GUILESS_MAIN(TestJournaledStore)
