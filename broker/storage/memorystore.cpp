@@ -300,6 +300,10 @@ void readCounters(QDataStream &in, QueueCounters &c)
 QByteArray MemoryStore::saveState() const
 {
     QByteArray state;
+    qint64 messages = 0;
+    for (const auto &[name, queue] : m_queues)
+        messages += queue->size();
+    state.reserve(qsizetype(messages) * 300); // a guess that saves the doubling copies of large states
     QDataStream out(&state, QIODevice::WriteOnly);
     out.setVersion(StateStreamVersion);
     out << StateMagic << StateVersion << m_nextSequence << m_publishers;

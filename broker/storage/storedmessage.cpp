@@ -48,7 +48,9 @@ qint64 StoredMessage::ttlStartMs() const
 void writeStoredMessage(QDataStream &out, const StoredMessage &message)
 {
     out << message.sequence << message.timestampUs << message.notBeforeMs << message.priority << message.deliveryCount
-        << message.publisher << QByteArray(message.data().data(), message.data().size());
+        << message.publisher;
+    // The same bytes as streaming a QByteArray, without copying the payload into one first.
+    out.writeBytes(message.data().data(), uint(message.data().size()));
     const MessageExtras *extras = message.extras.get();
     out << bool(extras);
     if (extras) {
