@@ -96,11 +96,11 @@ void QueuesController::detail(const ExchangePtr &exchange)
     const QString name = exchange->params.value(0);
     if (!check(exchange, Validation::queueName(name)) || !m_context.permit(exchange, QStringLiteral("list_queues")))
         return;
-    m_context.broker.queueInfo(name, [exchange](Result<QueueInfo> info) {
+    m_context.broker.queueInfo(name, [this, exchange](Result<QueueInfo> info) {
         if (!check(exchange, info))
             return;
         JsonWriter out;
-        writeQueue(out, *info, true);
+        writeQueue(out, *info, true, m_context.options.durability);
         exchange->sendJsonText(200, out.text());
     });
 }

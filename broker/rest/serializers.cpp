@@ -41,7 +41,7 @@ void writeQueueConfig(JsonWriter &out, const QueueConfig &config)
     out.endObject();
 }
 
-void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail)
+void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail, const QString &durability)
 {
     out.beginObject();
     out.key("name").value(queue.name);
@@ -69,6 +69,8 @@ void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail)
     out.key("in_flight").value(queue.inFlight);
     out.key("delayed").value(queue.delayed);
     out.key("dead_lettered").value(queue.counters.deadLettered);
+    if (!durability.isEmpty())
+        out.key("durability").value(durability);
     out.key("rates").beginObject();
     out.key("publish_per_second").value(queue.rates.publish1s);
     out.key("publish_per_second_1m").value(queue.rates.publish1m);

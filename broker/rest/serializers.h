@@ -17,7 +17,8 @@ class JsonWriter;
 QByteArray compactJson(const QJsonValue &value);
 
 // gCore's queue fields (name, created, message_count, stats, config); `detail` adds ours.
-void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail);
+// `durability` (detail only): what the store promises for this queue's messages.
+void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail, const QString &durability = {});
 void writeQueueConfig(JsonWriter &out, const QueueConfig &config);
 // Messages are written as text: their data is embedded as stored (compact JSON), unparsed.
 void writeMessage(JsonWriter &out, const Message &message);

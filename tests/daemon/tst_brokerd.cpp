@@ -220,6 +220,7 @@ void TestBrokerd::journalKeepsMessagesAcrossAKill()
     QCOMPARE(info.first, 200);
     QCOMPARE(info.second.value("message_count").toInt(), 2);
     QCOMPARE(info.second.value("in_flight").toInt(), 1);
+    QCOMPARE(info.second.value("durability").toString(), "always");
     // The lease from before the kill is still valid.
     const QJsonObject message = leased.second.value("message").toObject();
     QCOMPARE(call("PUT", "/messages/kept/" + message.value("id").toString(),
