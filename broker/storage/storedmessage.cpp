@@ -2,6 +2,7 @@
 #include "storedmessage.h"
 
 #include <QJsonDocument>
+#include <QtEndian>
 #include <QJsonObject>
 
 #include <cstring>
@@ -47,8 +48,16 @@ qint64 StoredMessage::ttlStartMs() const
 
 void writeStoredMessage(QDataStream &out, const StoredMessage &message)
 {
-    out << message.sequence << message.timestampUs << message.notBeforeMs << message.priority << message.deliveryCount
-        << message.publisher;
+    // The same bytes as streaming each field (QDataStream is big-endian), in one device write
+    // instead of six: snapshots of a million messages pause the engine for less.
+    char fixed[36];
+    qToBigEndian<quint64>(message.sequence, fixed);
+    qToBigEndian<qint64>(message.timestampUs, fixed + 8);
+    qToBigEndian<qint64>(message.notBeforeMs, fixed + 16);
+    qToBigEndian<qint32>(message.priority, fixed + 24);
+    qToBigEndian<quint32>(message.deliveryCount, fixed + 28);
+    qToBigEndian<quint32>(message.publisher, fixed + 32);
+    out.writeRawData(fixed, sizeof fixed);
     // The same bytes as streaming a QByteArray, without copying the payload into one first.
     out.writeBytes(message.data().data(), uint(message.data().size()));
     const MessageExtras *extras = message.extras.get();
