@@ -13,6 +13,10 @@
 
 #include <optional>
 
+#include <cerrno>
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace Broker {
 
 namespace {
@@ -195,19 +199,36 @@ bool JournaledStore::compact()
     if (m_compaction)
         return false;
     // Everything so far is in the current journal; from here on records go to P.next, which
-    // builds on the snapshot of this very moment. Only serialising the state holds up the
-    // engine; writing it to disk happens on a thread of its own.
+    // builds on the snapshot of this very moment.
     QElapsedTimer pause;
     pause.start();
     m_writer->flushNow();
     quint64 id = 0;
     while (id == 0)
         id = QRandomGenerator::global()->generate64();
-    QByteArray state = m_memory.saveState();
     const QString journal = m_options.path;
+    const Options::Step stopAfter = m_options.stopCompactionAfter;
+
+    // The state is serialised by a child process that fork() hands a copy-on-write image of this
+    // moment (as Redis does for its snapshots): the engine stands still only for the fork. The
+    // child runs nothing but the serialisation and the file writes (malloc is fork-safe in glibc)
+    // and leaves with _exit. Where fork fails, the state is serialised here instead.
+    QByteArray state;
+    const pid_t child = ::fork();
+    if (child == 0) {
+        bool written = true;
+        if (stopAfter != Options::Step::JournalSwitched)
+            written = JournalCompaction::writeSnapshot(journal, id, m_memory.saveState()).ok();
+        ::_exit(written ? 0 : 1);
+    }
+    if (child < 0)
+        state = m_memory.saveState();
+
     if (const Result<void> opened = openWriter(JournalCompaction::nextPath(journal), 0); !opened) {
         ++m_compactionStats.failed;
         qCWarning(lcStorage).noquote() << QStringLiteral("journal compaction not started: %1").arg(opened.error().message);
+        if (child > 0)
+            ::waitpid(child, nullptr, 0);
         return false;
     }
     appendSessionStart(id);
@@ -216,13 +237,20 @@ bool JournaledStore::compact()
     Compaction compaction;
     compaction.state = std::make_shared<std::atomic<int>>(0);
     compaction.error = std::make_shared<QString>();
-    compaction.snapshotBytes = state.size();
-    const Options::Step stopAfter = m_options.stopCompactionAfter;
-    compaction.thread = std::thread([journal, id, state = std::move(state), done = compaction.state,
+    compaction.thread = std::thread([journal, id, child, state = std::move(state), done = compaction.state,
                                      error = compaction.error, stopAfter] {
         Result<void> result;
-        if (stopAfter != Options::Step::JournalSwitched)
+        if (child > 0) {
+            int status = 0;
+            pid_t waited = -1;
+            do {
+                waited = ::waitpid(child, &status, 0);
+            } while (waited < 0 && errno == EINTR);
+            if (waited != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                result = Error{ErrorCode::Unavailable, QStringLiteral("the process writing the snapshot failed")};
+        } else if (stopAfter != Options::Step::JournalSwitched) {
             result = JournalCompaction::writeSnapshot(journal, id, state);
+        }
         if (result && stopAfter == Options::Step::None)
             result = JournalCompaction::promoteNext(journal);
         if (!result)
@@ -240,8 +268,8 @@ void JournaledStore::collectCompaction(bool wait)
     m_compaction->thread.join();
     if (m_compaction->state->load() == 1) {
         ++m_compactionStats.completed;
-        m_lastSnapshotBytes = m_compaction->snapshotBytes;
-        m_compactionStats.lastSnapshotBytes = m_compaction->snapshotBytes;
+        m_lastSnapshotBytes = QFileInfo(JournalCompaction::snapshotPath(m_options.path)).size();
+        m_compactionStats.lastSnapshotBytes = m_lastSnapshotBytes;
     } else {
         // The chain stays recoverable (old snapshot + journal + P.next); the next start finishes it.
         ++m_compactionStats.failed;

@@ -52,7 +52,7 @@ public:
         qint64 completed = 0;
         qint64 failed = 0;
         qint64 lastSnapshotBytes = 0;
-        qint64 lastPauseMs = 0; // the engine's thread stood still this long (state serialised)
+        qint64 lastPauseMs = 0; // the engine's thread stood still this long
     };
 
     // Reads and replays the journal at options.path (a missing file is an empty journal), then
@@ -133,7 +133,6 @@ private:
         std::thread thread;
         std::shared_ptr<std::atomic<int>> state; // 0 running, 1 done, 2 failed
         std::shared_ptr<QString> error;
-        qint64 snapshotBytes = 0;
     };
 
     Options m_options;
