@@ -37,15 +37,8 @@ Result<std::unique_ptr<JournalWriter>> JournalWriter::open(const QString &path, 
 JournalWriter::JournalWriter(int fd, QString path, Fsync policy) : m_fd(fd), m_path(std::move(path)), m_policy(policy)
 {
     m_io = std::thread([this] { ioLoop(); });
-    if (m_policy == Fsync::EverySecond) {
-        m_syncTimer.setInterval(1000);
-        connect(&m_syncTimer, &QTimer::timeout, this, [this] {
-            Batch sync;
-            sync.sync = true;
-            submitBatch(std::move(sync));
-        });
-        m_syncTimer.start();
-    }
+    if (m_policy == Fsync::EverySecond)
+        m_syncer = std::thread([this] { syncLoop(); });
 }
 
 JournalWriter::~JournalWriter()
@@ -56,7 +49,10 @@ JournalWriter::~JournalWriter()
         m_stopping = true;
     }
     m_wake.notify_one();
+    m_syncWake.notify_one();
     m_io.join();
+    if (m_syncer.joinable())
+        m_syncer.join();
     if (m_policy != Fsync::Never)
         ::fdatasync(m_fd);
     ::close(m_fd);
@@ -98,7 +94,18 @@ void JournalWriter::submit()
     Batch batch;
     batch.data = std::exchange(m_pending, {});
     batch.waiting = std::exchange(m_waiting, {});
-    batch.sync = m_policy == Fsync::Always;
+    if (m_policy != Fsync::Always) {
+        // write() only reaches the page cache: cheaper here than a hand-over to the I/O thread
+        // and back. The sync (EverySecond) is the syncer thread's.
+        batch.result = writeAll(batch.data);
+        m_unsynced = true;
+        ++m_stats.writes;
+        m_stats.bytes += batch.data.size();
+        for (Completion &completion : batch.waiting)
+            completion(batch.result);
+        return;
+    }
+    batch.sync = true;
     m_inFlight = true;
     submitBatch(std::move(batch));
 }
@@ -123,8 +130,10 @@ void JournalWriter::ioLoop()
         m_queue.pop_front();
         m_busy = true;
         lock.unlock();
-        if (!batch.data.isEmpty())
+        if (!batch.data.isEmpty()) {
             batch.result = writeAll(batch.data);
+            m_unsynced = true;
+        }
         if (batch.sync && batch.result && ::fdatasync(m_fd) != 0) {
             batch.result = Error{ErrorCode::Unavailable,
                                  QStringLiteral("%1: fdatasync failed: %2").arg(m_path, QString::fromLocal8Bit(std::strerror(errno)))};
@@ -135,6 +144,24 @@ void JournalWriter::ioLoop()
         m_finished.notify_all();
         // Back to the owner's thread for the completions.
         QMetaObject::invokeMethod(this, &JournalWriter::collect, Qt::QueuedConnection);
+    }
+}
+
+void JournalWriter::syncLoop()
+{
+    std::unique_lock lock(m_mutex);
+    while (!m_stopping) {
+        m_syncWake.wait_for(lock, std::chrono::seconds(1), [this] { return m_stopping; });
+        if (m_stopping || !m_unsynced.exchange(false))
+            continue;
+        lock.unlock();
+        // fdatasync may run beside the I/O thread's write(): it covers at least what was
+        // written before it started.
+        if (::fdatasync(m_fd) == 0)
+            ++m_backgroundSyncs;
+        else
+            m_unsynced = true;
+        lock.lock();
     }
 }
 

@@ -6,8 +6,8 @@
 #include <QByteArray>
 #include <QObject>
 #include <QString>
-#include <QTimer>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -18,20 +18,22 @@
 
 namespace Broker {
 
-// Appends records to a journal file (see JournalFile) with group commit. Records appended while
-// the disk is busy wait together in one batch; a batch goes to disk in one write() — and, with
-// Fsync::Always, one fdatasync() — on a thread of its own, so the engine's thread never waits
-// for the disk and the busier the broker, the more records share one sync. Each record's
-// completion runs in the owner's thread once its batch is written (and synced, with Always). A
-// caller that answers a client only from the completion never acknowledges what a crash could
-// lose.
+// Appends records to a journal file (see JournalFile) with group commit: the records of one
+// event-loop turn go out in one write(). With Fsync::Always the write and its fdatasync() run on
+// a thread of its own, and records appended while the disk is busy wait together for the next
+// batch, so the engine's thread never waits for the disk and the busier the broker, the more
+// records share one sync. Otherwise write() (to the page cache) happens at the end of the turn
+// in the owner's thread, and with EverySecond a syncer thread calls fdatasync() once a second.
+// Each record's completion runs in the owner's thread once its batch is written (and synced,
+// with Always). A caller that answers a client only from the completion never acknowledges what
+// a crash could lose.
 class JournalWriter : public QObject
 {
     Q_OBJECT
 public:
     enum class Fsync {
         Always,      // completions wait for fdatasync
-        EverySecond, // completions wait for write(); fdatasync once a second
+        EverySecond, // completions wait for write(); a thread of its own syncs once a second
         Never,       // completions wait for write(); the kernel syncs when it likes
     };
     struct Stats
@@ -52,7 +54,12 @@ public:
     // Writes (and syncs, as the policy says) everything appended so far and runs its completions
     // before returning; blocks the caller on the disk. For shutdown and tools.
     void flushNow();
-    const Stats &stats() const { return m_stats; }
+    Stats stats() const
+    {
+        Stats now = m_stats;
+        now.syncs += m_backgroundSyncs.load();
+        return now;
+    }
     const QString &path() const { return m_path; }
 
 private:
@@ -72,6 +79,7 @@ private:
     // Runs the completions of batches the I/O thread has finished (owner's thread).
     void collect();
     void ioLoop();
+    void syncLoop();
 
     int m_fd;
     QString m_path;
@@ -80,7 +88,6 @@ private:
     std::vector<Completion> m_waiting;
     bool m_submitQueued = false;
     bool m_inFlight = false; // a batch of records is with the I/O thread
-    QTimer m_syncTimer;
     Stats m_stats;
 
     std::mutex m_mutex;
@@ -91,6 +98,12 @@ private:
     bool m_busy = false;
     bool m_stopping = false;
     std::thread m_io;
+    // EverySecond: a second thread syncs once a second what the I/O thread wrote, so that a long
+    // fdatasync never holds up the next write.
+    std::condition_variable m_syncWake;
+    std::atomic<bool> m_unsynced{false};
+    std::atomic<qint64> m_backgroundSyncs{0};
+    std::thread m_syncer;
 };
 
 } // namespace Broker
