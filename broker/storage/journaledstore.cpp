@@ -26,18 +26,6 @@ Completion<void> ignore()
     return [](Result<void>) {};
 }
 
-template<typename T>
-Completion<T> ignoreResult()
-{
-    return [](Result<T>) {};
-}
-
-template<typename T>
-bool succeeded(const Result<T> &result)
-{
-    return result.ok();
-}
-
 } // namespace
 
 JournaledStore::JournaledStore(const QueueTypeCatalog &types, const Clock &clock, Options options)
@@ -293,46 +281,38 @@ void JournaledStore::compactIfLarge()
         compact();
 }
 
+// The one place a record turns into a memory store call, for live operations and replay alike.
+// `sink` is called with the operation's result, whatever its type.
+template<typename Sink>
+void JournaledStore::apply(const JournalRecord &record, Sink &&sink)
+{
+    const auto forward = [&sink](auto result) { sink(result); };
+    switch (record.kind) {
+    case JournalRecord::Kind::Seed: m_memory.setNextSequence(record.sequence); break;
+    case JournalRecord::Kind::Base: break; // the snapshot it names was loaded before
+    case JournalRecord::Kind::CreateQueue: m_memory.createQueue(record.queue, record.config, forward); break;
+    case JournalRecord::Kind::DeleteQueue: m_memory.deleteQueue(record.queue, forward); break;
+    case JournalRecord::Kind::PurgeQueue: m_memory.purgeQueue(record.queue, forward); break;
+    case JournalRecord::Kind::Publish: m_memory.publish(record.queue, record.messages, record.user, forward); break;
+    case JournalRecord::Kind::Consume: m_memory.consume(record.queue, record.consume, forward); break;
+    case JournalRecord::Kind::Ack: m_memory.ack(record.queue, record.ref, forward); break;
+    case JournalRecord::Kind::Nack: m_memory.nack(record.queue, record.ref, record.amount, forward); break;
+    case JournalRecord::Kind::Extend: m_memory.extend(record.queue, record.ref, record.amount, forward); break;
+    case JournalRecord::Kind::Redrive: m_memory.redrive(record.queue, record.amount, record.user, forward); break;
+    case JournalRecord::Kind::Maintenance: m_memory.runMaintenance(forward); break;
+    }
+}
+
 Result<void> JournaledStore::replay(const JournalRecord &record)
 {
     m_clock.hold(record.timeMs);
     m_receipts.assign(record.receipts.begin(), record.receipts.end());
     m_nextReceipt = 0;
     std::optional<Error> failed;
-    auto check = [&failed](const auto &result) {
+    apply(record, [&failed](const auto &result) {
         if (!result.ok())
             failed = result.error();
-    };
-    switch (record.kind) {
-    case JournalRecord::Kind::Seed: m_memory.setNextSequence(record.sequence); break;
-    case JournalRecord::Kind::Base: break; // the snapshot it names was loaded before
-    case JournalRecord::Kind::CreateQueue:
-        m_memory.createQueue(record.queue, record.config, [&](Result<QueueInfo> r) { check(r); });
-        break;
-    case JournalRecord::Kind::DeleteQueue:
-        m_memory.deleteQueue(record.queue, [&](Result<qint64> r) { check(r); });
-        break;
-    case JournalRecord::Kind::PurgeQueue:
-        m_memory.purgeQueue(record.queue, [&](Result<qint64> r) { check(r); });
-        break;
-    case JournalRecord::Kind::Publish:
-        m_memory.publish(record.queue, record.messages, record.user, [&](Result<PublishResult> r) { check(r); });
-        break;
-    case JournalRecord::Kind::Consume:
-        m_memory.consume(record.queue, record.consume, [&](Result<QList<Message>> r) { check(r); });
-        break;
-    case JournalRecord::Kind::Ack: m_memory.ack(record.queue, record.ref, [&](Result<void> r) { check(r); }); break;
-    case JournalRecord::Kind::Nack:
-        m_memory.nack(record.queue, record.ref, record.amount, [&](Result<NackResult> r) { check(r); });
-        break;
-    case JournalRecord::Kind::Extend:
-        m_memory.extend(record.queue, record.ref, record.amount, [&](Result<qint64> r) { check(r); });
-        break;
-    case JournalRecord::Kind::Redrive:
-        m_memory.redrive(record.queue, record.amount, record.user, [&](Result<qint64> r) { check(r); });
-        break;
-    case JournalRecord::Kind::Maintenance: m_memory.runMaintenance(ignoreResult<qint64>()); break;
-    }
+    });
     // Every journaled operation succeeded when it ran; failing now means the state differs.
     if (failed)
         return Error{ErrorCode::Internal, failed->message};
@@ -341,14 +321,17 @@ Result<void> JournaledStore::replay(const JournalRecord &record)
     return {};
 }
 
-template<typename T, typename Operation, typename Decide>
-void JournaledStore::journaled(JournalRecord record, Operation operation, Decide shouldLog, Completion<T> done)
+template<typename T, typename Decide>
+void JournaledStore::journaled(JournalRecord record, Decide shouldLog, Completion<T> done)
 {
     record.timeMs = m_clock.nowMs();
     m_clock.hold(record.timeMs);
     m_receipts.clear();
     std::optional<Result<T>> result;
-    operation([&result](Result<T> r) { result.emplace(std::move(r)); });
+    apply(record, [&result](auto r) {
+        if constexpr (std::is_same_v<decltype(r), Result<T>>)
+            result.emplace(std::move(r));
+    });
     m_clock.release();
     Q_ASSERT(result); // the memory store completes inside the call
     const auto [log, waitForDisk] = shouldLog(*result);
@@ -374,118 +357,86 @@ namespace {
 template<typename T>
 auto whenSucceeded()
 {
-    return [](const Result<T> &result) { return std::pair{succeeded(result), true}; };
+    return [](const Result<T> &result) { return std::pair{result.ok(), true}; };
 }
 
 } // namespace
 
 void JournaledStore::createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done)
 {
-    JournalRecord record;
-    record.kind = JournalRecord::Kind::CreateQueue;
-    record.queue = name;
+    JournalRecord record = JournalRecord::of(JournalRecord::Kind::CreateQueue, name);
     record.config = config;
-    journaled<QueueInfo>(std::move(record), [&](Completion<QueueInfo> c) { m_memory.createQueue(name, config, std::move(c)); },
-                         whenSucceeded<QueueInfo>(), std::move(done));
+    journaled<QueueInfo>(std::move(record), whenSucceeded<QueueInfo>(), std::move(done));
 }
 
 void JournaledStore::deleteQueue(const QString &name, Completion<qint64> done)
 {
-    JournalRecord record;
-    record.kind = JournalRecord::Kind::DeleteQueue;
-    record.queue = name;
-    journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.deleteQueue(name, std::move(c)); },
-                      whenSucceeded<qint64>(), std::move(done));
+    journaled<qint64>(JournalRecord::of(JournalRecord::Kind::DeleteQueue, name), whenSucceeded<qint64>(), std::move(done));
 }
 
 void JournaledStore::purgeQueue(const QString &name, Completion<qint64> done)
 {
-    JournalRecord record;
-    record.kind = JournalRecord::Kind::PurgeQueue;
-    record.queue = name;
-    journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.purgeQueue(name, std::move(c)); },
-                      whenSucceeded<qint64>(), std::move(done));
+    journaled<qint64>(JournalRecord::of(JournalRecord::Kind::PurgeQueue, name), whenSucceeded<qint64>(), std::move(done));
 }
 
 void JournaledStore::publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
                              Completion<PublishResult> done)
 {
-    JournalRecord record;
-    record.kind = JournalRecord::Kind::Publish;
-    record.queue = name;
+    JournalRecord record = JournalRecord::of(JournalRecord::Kind::Publish, name);
     record.user = publisher;
     record.messages = messages;
-    journaled<PublishResult>(
-        std::move(record), [&](Completion<PublishResult> c) { m_memory.publish(name, messages, publisher, std::move(c)); },
-        whenSucceeded<PublishResult>(), std::move(done));
+    journaled<PublishResult>(std::move(record), whenSucceeded<PublishResult>(), std::move(done));
 }
 
 void JournaledStore::consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done)
 {
-    JournalRecord record;
-    record.kind = JournalRecord::Kind::Consume;
-    record.queue = name;
-    record.consume = request;
-    record.consume.stillWanted = nullptr;
+    JournalRecord record = JournalRecord::of(JournalRecord::Kind::Consume, name);
+    record.consume = request; // stillWanted included: it is asked now, never written
     // Kept even when nothing was delivered (a consume may expire messages on its way), but then
     // the empty answer need not wait for the disk.
     journaled<QList<Message>>(
-        std::move(record), [&](Completion<QList<Message>> c) { m_memory.consume(name, request, std::move(c)); },
+        std::move(record),
         [](const Result<QList<Message>> &result) { return std::pair{result.ok(), result.ok() && !result->isEmpty()}; },
         std::move(done));
 }
 
 void JournaledStore::ack(const QString &name, const MessageRef &ref, Completion<void> done)
 {
-    JournalRecord record;
-    record.kind = JournalRecord::Kind::Ack;
-    record.queue = name;
+    JournalRecord record = JournalRecord::of(JournalRecord::Kind::Ack, name);
     record.ref = ref;
-    journaled<void>(std::move(record), [&](Completion<void> c) { m_memory.ack(name, ref, std::move(c)); },
-                    whenSucceeded<void>(), std::move(done));
+    journaled<void>(std::move(record), whenSucceeded<void>(), std::move(done));
 }
 
 void JournaledStore::nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done)
 {
-    JournalRecord record;
-    record.kind = JournalRecord::Kind::Nack;
-    record.queue = name;
+    JournalRecord record = JournalRecord::of(JournalRecord::Kind::Nack, name);
     record.ref = ref;
     record.amount = delayMs;
-    journaled<NackResult>(std::move(record), [&](Completion<NackResult> c) { m_memory.nack(name, ref, delayMs, std::move(c)); },
-                          whenSucceeded<NackResult>(), std::move(done));
+    journaled<NackResult>(std::move(record), whenSucceeded<NackResult>(), std::move(done));
 }
 
 void JournaledStore::extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done)
 {
-    JournalRecord record;
-    record.kind = JournalRecord::Kind::Extend;
-    record.queue = name;
+    JournalRecord record = JournalRecord::of(JournalRecord::Kind::Extend, name);
     record.ref = ref;
     record.amount = visibilityMs;
-    journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.extend(name, ref, visibilityMs, std::move(c)); },
-                      whenSucceeded<qint64>(), std::move(done));
+    journaled<qint64>(std::move(record), whenSucceeded<qint64>(), std::move(done));
 }
 
 void JournaledStore::redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done)
 {
-    JournalRecord record;
-    record.kind = JournalRecord::Kind::Redrive;
-    record.queue = name;
+    JournalRecord record = JournalRecord::of(JournalRecord::Kind::Redrive, name);
     record.amount = limit;
     record.user = user;
-    journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.redrive(name, limit, user, std::move(c)); },
-                      whenSucceeded<qint64>(), std::move(done));
+    journaled<qint64>(std::move(record), whenSucceeded<qint64>(), std::move(done));
 }
 
 void JournaledStore::runMaintenance(Completion<qint64> done)
 {
-    JournalRecord record;
-    record.kind = JournalRecord::Kind::Maintenance;
     // Expiries, lease returns and released delays happen here, each with an event or an
     // availability signal; a run without any changed nothing and is not kept. Nobody waits on it.
     const quint64 activityBefore = m_activity;
-    journaled<qint64>(std::move(record), [&](Completion<qint64> c) { m_memory.runMaintenance(std::move(c)); },
+    journaled<qint64>(JournalRecord::of(JournalRecord::Kind::Maintenance, {}),
                       [&](const Result<qint64> &) { return std::pair{m_activity != activityBefore, false}; },
                       std::move(done));
     compactIfLarge();

@@ -122,11 +122,13 @@ private:
     void messagesAvailable(const QString &queue) override;
     Result<void> replay(const JournalRecord &record);
 
-    // Runs `operation` on the memory store with the clock held and receipts captured, then
-    // journals `record` when `shouldLog(result)` and completes after it is written (or at once,
+    template<typename Sink>
+    void apply(const JournalRecord &record, Sink &&sink);
+    // Applies `record` to the memory store with the clock held and receipts captured, then
+    // journals it when `shouldLog(result)` says so and completes after it is written (or at once,
     // when `waitForDisk` is false for this result: nothing in the answer needs to be durable).
-    template<typename T, typename Operation, typename Decide>
-    void journaled(JournalRecord record, Operation operation, Decide shouldLog, Completion<T> done);
+    template<typename T, typename Decide>
+    void journaled(JournalRecord record, Decide shouldLog, Completion<T> done);
 
     struct Compaction
     {

@@ -43,9 +43,17 @@ struct JournalRecord
     QueueConfig config;          // CreateQueue
     QString user;                // Publish: the publisher; Redrive: who; others: unused
     QList<NewMessage> messages;  // Publish
-    ConsumeRequest consume;      // Consume (stillWanted is not kept)
+    ConsumeRequest consume;      // Consume (stillWanted is asked live and never written)
     MessageRef ref;              // Ack, Nack, Extend
     qint64 amount = 0;           // Nack: delay ms; Extend: visibility ms; Redrive: limit
+
+    static JournalRecord of(Kind kind, const QString &queue)
+    {
+        JournalRecord record;
+        record.kind = kind;
+        record.queue = queue;
+        return record;
+    }
 
     QByteArray encode() const;
     static Result<JournalRecord> decode(const QByteArray &payload);
