@@ -126,7 +126,7 @@ void HostWorker::takeSnapshot()
     MessageBroker *broker = m_host.broker();
     if (!broker || m_snapshotInFlight)
         return;
-    publishDirectoryIfChanged(false);
+    publishDirectoryIfChanged();
     // The Redis store answers later; one snapshot at a time keeps a slow store from piling them up.
     m_snapshotInFlight = true;
     broker->snapshot(m_lastEvent, [this](Result<BrokerSnapshot> snapshot) {
@@ -138,10 +138,10 @@ void HostWorker::takeSnapshot()
     });
 }
 
-void HostWorker::publishDirectoryIfChanged(bool force)
+void HostWorker::publishDirectoryIfChanged()
 {
     QList<User> users = m_host.users()->users();
-    if (!force && !m_directoryDirty && sameUsers(users, m_lastDirectory.users))
+    if (!m_directoryDirty && sameUsers(users, m_lastDirectory.users))
         return;
     m_directoryDirty = false;
     HostDirectory directory;

@@ -48,7 +48,7 @@ Q_SIGNALS:
 private:
     void finishStop();
     void takeSnapshot();
-    void publishDirectoryIfChanged(bool force);
+    void publishDirectoryIfChanged();
 
     BrokerHost m_host;
     QTimer m_tick;

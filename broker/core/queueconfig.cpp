@@ -96,4 +96,22 @@ QJsonObject QueueConfig::toJson() const
     return json;
 }
 
+QDataStream &operator<<(QDataStream &out, const QueueConfig &config)
+{
+    return out << config.type << qint64(config.maxSize) << qint64(config.ttlSeconds)
+               << qint64(config.visibilityTimeoutSeconds) << qint32(config.maxDeliveries) << config.deadLetterQueue;
+}
+
+QDataStream &operator>>(QDataStream &in, QueueConfig &config)
+{
+    qint64 maxSize = 0, ttl = 0, visibility = 0;
+    qint32 maxDeliveries = 0;
+    in >> config.type >> maxSize >> ttl >> visibility >> maxDeliveries >> config.deadLetterQueue;
+    config.maxSize = maxSize;
+    config.ttlSeconds = ttl;
+    config.visibilityTimeoutSeconds = visibility;
+    config.maxDeliveries = maxDeliveries;
+    return in;
+}
+
 } // namespace Broker

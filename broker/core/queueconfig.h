@@ -3,6 +3,7 @@
 
 #include "result.h"
 
+#include <QDataStream>
 #include <QJsonObject>
 #include <QString>
 
@@ -45,5 +46,9 @@ struct QueueConfig
 
     friend bool operator==(const QueueConfig &, const QueueConfig &) = default;
 };
+
+// For the journal and snapshots of the memory store: every field, in a fixed order.
+QDataStream &operator<<(QDataStream &out, const QueueConfig &config);
+QDataStream &operator>>(QDataStream &in, QueueConfig &config);
 
 } // namespace Broker

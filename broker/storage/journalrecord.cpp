@@ -22,23 +22,6 @@ QJsonObject headersFrom(const QByteArray &text)
     return text.isEmpty() ? QJsonObject() : QJsonDocument::fromJson(text).object();
 }
 
-void writeConfig(QDataStream &out, const QueueConfig &config)
-{
-    out << config.type << qint64(config.maxSize) << qint64(config.ttlSeconds) << qint64(config.visibilityTimeoutSeconds)
-        << qint32(config.maxDeliveries) << config.deadLetterQueue;
-}
-
-void readConfig(QDataStream &in, QueueConfig &config)
-{
-    qint64 maxSize = 0, ttl = 0, visibility = 0;
-    qint32 maxDeliveries = 0;
-    in >> config.type >> maxSize >> ttl >> visibility >> maxDeliveries >> config.deadLetterQueue;
-    config.maxSize = maxSize;
-    config.ttlSeconds = ttl;
-    config.visibilityTimeoutSeconds = visibility;
-    config.maxDeliveries = maxDeliveries;
-}
-
 void writeRef(QDataStream &out, const MessageRef &ref)
 {
     out << ref.id << ref.receipt << ref.group << ref.user;
@@ -60,7 +43,7 @@ QByteArray JournalRecord::encode() const
     switch (kind) {
     case Kind::Seed:
     case Kind::Base: out << sequence; break;
-    case Kind::CreateQueue: out << queue; writeConfig(out, config); break;
+    case Kind::CreateQueue: out << queue << config; break;
     case Kind::DeleteQueue:
     case Kind::PurgeQueue: out << queue; break;
     case Kind::Publish:
@@ -94,7 +77,7 @@ Result<JournalRecord> JournalRecord::decode(const QByteArray &payload)
     switch (record.kind) {
     case Kind::Seed:
     case Kind::Base: in >> record.sequence; break;
-    case Kind::CreateQueue: in >> record.queue; readConfig(in, record.config); break;
+    case Kind::CreateQueue: in >> record.queue >> record.config; break;
     case Kind::DeleteQueue:
     case Kind::PurgeQueue: in >> record.queue; break;
     case Kind::Publish: {

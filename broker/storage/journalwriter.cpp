@@ -105,13 +105,9 @@ void JournalWriter::submit()
             completion(batch.result);
         return;
     }
-    batch.sync = true;
+    // Always: write and fdatasync on the I/O thread; one batch at a time, so that whatever
+    // arrives meanwhile shares the next sync.
     m_inFlight = true;
-    submitBatch(std::move(batch));
-}
-
-void JournalWriter::submitBatch(Batch batch)
-{
     {
         std::lock_guard lock(m_mutex);
         m_queue.push_back(std::move(batch));
@@ -130,11 +126,8 @@ void JournalWriter::ioLoop()
         m_queue.pop_front();
         m_busy = true;
         lock.unlock();
-        if (!batch.data.isEmpty()) {
-            batch.result = writeAll(batch.data);
-            m_unsynced = true;
-        }
-        if (batch.sync && batch.result && ::fdatasync(m_fd) != 0) {
+        batch.result = writeAll(batch.data);
+        if (batch.result && ::fdatasync(m_fd) != 0) {
             batch.result = Error{ErrorCode::Unavailable,
                                  QStringLiteral("%1: fdatasync failed: %2").arg(m_path, QString::fromLocal8Bit(std::strerror(errno)))};
         }
@@ -155,8 +148,8 @@ void JournalWriter::syncLoop()
         if (m_stopping || !m_unsynced.exchange(false))
             continue;
         lock.unlock();
-        // fdatasync may run beside the I/O thread's write(): it covers at least what was
-        // written before it started.
+        // fdatasync may run beside the owner's write(): it covers at least what was written
+        // before it started.
         if (::fdatasync(m_fd) == 0)
             ++m_backgroundSyncs;
         else
@@ -173,13 +166,11 @@ void JournalWriter::collect()
         done.swap(m_done);
     }
     for (Batch &batch : done) {
-        if (batch.sync && batch.result)
+        if (batch.result)
             ++m_stats.syncs;
-        if (!batch.data.isEmpty()) {
-            ++m_stats.writes;
-            m_stats.bytes += batch.data.size();
-            m_inFlight = false;
-        }
+        ++m_stats.writes;
+        m_stats.bytes += batch.data.size();
+        m_inFlight = false;
         for (Completion &completion : batch.waiting)
             completion(batch.result);
     }

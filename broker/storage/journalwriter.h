@@ -65,17 +65,16 @@ public:
 private:
     struct Batch
     {
-        QByteArray data;      // empty: a sync only (EverySecond)
-        bool sync = false;
+        QByteArray data;
         std::vector<Completion> waiting;
         Result<void> result;  // set by the I/O thread
     };
 
     JournalWriter(int fd, QString path, Fsync policy);
     Result<void> writeAll(const QByteArray &data);
-    // Hands the pending records to the I/O thread unless a batch is on its way already.
+    // Writes the pending records (Never, EverySecond), or hands them to the I/O thread unless a
+    // batch is on its way already (Always).
     void submit();
-    void submitBatch(Batch batch);
     // Runs the completions of batches the I/O thread has finished (owner's thread).
     void collect();
     void ioLoop();
@@ -87,13 +86,13 @@ private:
     QByteArray m_pending;
     std::vector<Completion> m_waiting;
     bool m_submitQueued = false;
-    bool m_inFlight = false; // a batch of records is with the I/O thread
+    bool m_inFlight = false; // a batch of records is with the I/O thread (Always)
     Stats m_stats;
 
     std::mutex m_mutex;
     std::condition_variable m_wake;     // the I/O thread waits for batches
     std::condition_variable m_finished; // flushNow waits for the I/O thread
-    std::deque<Batch> m_queue;          // to the I/O thread
+    std::deque<Batch> m_queue;          // to the I/O thread (Always)
     std::deque<Batch> m_done;           // back from it
     bool m_busy = false;
     bool m_stopping = false;

@@ -314,9 +314,7 @@ QByteArray MemoryStore::saveState() const
     std::sort(queues.begin(), queues.end(), [](const MemoryQueue *a, const MemoryQueue *b) { return a->name() < b->name(); });
     out << quint64(queues.size());
     for (const MemoryQueue *queue : queues) {
-        const QueueConfig &c = queue->config();
-        out << queue->name() << c.type << qint64(c.maxSize) << qint64(c.ttlSeconds) << qint64(c.visibilityTimeoutSeconds)
-            << qint32(c.maxDeliveries) << c.deadLetterQueue << queue->createdMs();
+        out << queue->name() << queue->config() << queue->createdMs();
         writeCounters(out, queue->counters());
         queue->save(out);
     }
@@ -342,13 +340,8 @@ Result<void> MemoryStore::loadState(const QByteArray &state)
     for (quint64 i = 0; i < count && in.status() == QDataStream::Ok; ++i) {
         QString name;
         QueueConfig config;
-        qint64 maxSize = 0, ttl = 0, visibility = 0, createdMs = 0;
-        qint32 maxDeliveries = 0;
-        in >> name >> config.type >> maxSize >> ttl >> visibility >> maxDeliveries >> config.deadLetterQueue >> createdMs;
-        config.maxSize = maxSize;
-        config.ttlSeconds = ttl;
-        config.visibilityTimeoutSeconds = visibility;
-        config.maxDeliveries = maxDeliveries;
+        qint64 createdMs = 0;
+        in >> name >> config >> createdMs;
         if (!m_types.contains(config.type)) {
             m_queues.clear();
             return Error{ErrorCode::Internal, QStringLiteral("queue %1 has the unknown type '%2'").arg(name, config.type)};
