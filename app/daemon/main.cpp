@@ -22,9 +22,6 @@ const char *ExitCodeHelp = "Exit codes: 0 stopped cleanly, 2 usage error, 3 bad 
                            "4 users file unreadable or invalid, 5 storage unavailable, "
                            "6 cannot listen (port in use, address not available).";
 
-// Longest wait for requests in progress after SIGTERM before exiting anyway.
-constexpr int DrainTimeoutMs = 10'000;
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -145,7 +142,7 @@ int main(int argc, char **argv)
         }
         stopping = true;
         qCInfo(lcEngine) << "signal" << number << "received: finishing requests in progress, then stopping";
-        QTimer::singleShot(DrainTimeoutMs, &app, finish);
+        QTimer::singleShot(Broker::BrokerHost::DrainTimeoutMs, &app, finish);
         host.stopAccepting();
     });
     QObject::connect(&signals_, &UnixSignals::reloadRequested, &app,

@@ -45,6 +45,9 @@ class BrokerHost : public QObject
 {
     Q_OBJECT
 public:
+    // How long a graceful stop waits for requests in progress before it stops anyway.
+    static constexpr int DrainTimeoutMs = 10'000;
+
     explicit BrokerHost(QObject *parent = nullptr);
     ~BrokerHost() override;
 

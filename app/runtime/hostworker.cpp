@@ -30,7 +30,7 @@ HostWorker::HostWorker(int snapshotIntervalMs, QObject *parent) : QObject(parent
     m_soon.setInterval(0);
     connect(&m_soon, &QTimer::timeout, this, &HostWorker::takeSnapshot);
     m_drainDeadline.setSingleShot(true);
-    m_drainDeadline.setInterval(DrainTimeoutMs);
+    m_drainDeadline.setInterval(BrokerHost::DrainTimeoutMs);
     connect(&m_drainDeadline, &QTimer::timeout, this, &HostWorker::finishStop);
 }
 

@@ -23,9 +23,6 @@ class HostWorker : public QObject
 {
     Q_OBJECT
 public:
-    // How long a stop waits for requests in progress before it stops anyway.
-    static constexpr int DrainTimeoutMs = 10'000;
-
     explicit HostWorker(int snapshotIntervalMs, QObject *parent = nullptr);
     ~HostWorker() override;
 
