@@ -11,6 +11,7 @@
 #   BUILD_DIR (default build)  OUT (JSON file)
 set -eu
 cd "$(dirname "$0")/.."
+. bench/brokerd.sh
 root=$(pwd)
 build_dir=${BUILD_DIR:-build}
 duration=${DURATION:-10}
@@ -50,15 +51,7 @@ rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 now_ns() { date +%s%N; }
 
 start=$(now_ns)
-"$build_dir/app/brokerd" --config "$work/broker.yaml" --users "$work/users.yaml" --port 0 \
-    2>"$work/brokerd.log" >/dev/null &
-pid=$!
-port=
-while [ -z "$port" ]; do
-    port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/brokerd.log")
-    kill -0 "$pid" 2>/dev/null || { cat "$work/brokerd.log"; exit 1; }
-done
-url="http://127.0.0.1:$port"
+start_brokerd
 until curl -sf "$url/health/live" >/dev/null; do :; done
 ready_ms=$(( ($(now_ns) - start) / 1000000 ))
 sleep 0.5

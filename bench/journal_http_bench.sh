@@ -6,6 +6,7 @@
 #   DURATION (s, default 10)  CONNECTIONS (default 32)  BUILD_DIR (default build)
 set -eu
 cd "$(dirname "$0")/.."
+. bench/brokerd.sh
 build_dir=${BUILD_DIR:-build}
 duration=${DURATION:-10}
 connections=${CONNECTIONS:-32}
@@ -37,16 +38,7 @@ storage: {memory: {journal: $journal}}
 api: {limits: {max_connections: 4096}}
 message_broker: {max_queue_size: 100000000}
 CONFIG
-    : > "$work/brokerd.log"
-    "$build_dir/app/brokerd" --config "$work/broker.yaml" --users "$work/users.yaml" --port 0 \
-        2>"$work/brokerd.log" >/dev/null &
-    pid=$!
-    port=
-    while [ -z "$port" ]; do
-        port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/brokerd.log")
-        kill -0 "$pid" 2>/dev/null || { cat "$work/brokerd.log"; exit 1; }
-    done
-    url="http://127.0.0.1:$port"
+    start_brokerd
     curl -sf -X POST -H "X-API-Key: $key" -H 'Content-Type: application/json' -d '{"name":"bench"}' "$url/queues" >/dev/null
     wrk -t1 -c"$connections" -d"${duration}s" --latency -s bench/wrk/publish.lua "$url/" > "$work/wrk.txt"
     rps=$(awk '/Requests\/sec/ { printf "%.0f", $2 }' "$work/wrk.txt")
