@@ -3,6 +3,8 @@
 find_package(Qt6 6.4 REQUIRED COMPONENTS Core Network Widgets)
 find_package(yaml-cpp 0.7 REQUIRED)
 find_package(PkgConfig REQUIRED)
+# Debian's hiredis 0.14 ships no CMake package file.
+pkg_check_modules(hiredis REQUIRED IMPORTED_TARGET hiredis>=0.14)
 
 if(BUILD_TESTING)
     find_package(Qt6 REQUIRED COMPONENTS Test)

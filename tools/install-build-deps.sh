@@ -4,10 +4,12 @@
 set -eu
 
 # fonts-dejavu-core: readable text when the UI tests and --screenshots render offscreen.
+# redis-server: the Redis store's tests start their own servers on free loopback ports.
 PACKAGES="cmake g++ make pkg-config ca-certificates
 qt6-base-dev qt6-base-dev-tools libyaml-cpp-dev
 qt6-httpserver-dev qt6-websockets-dev libreadline-dev
-fonts-dejavu-core"
+fonts-dejavu-core
+libhiredis-dev redis-server"
 
 missing=""
 for package in $PACKAGES; do

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "redisconnection.h"
+
+#include "resilience/retrypolicy.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <deque>
+#include <memory>
+#include <random>
+#include <vector>
+
+namespace Broker::Redis {
+
+struct PoolOptions
+{
+    int size = 4;              // connections kept open (1..256)
+    int waitTimeoutMs = 1000;  // how long a command waits for a connection when none is ready; 0: fail at once
+    int maxWaitingCommands = 10'000; // commands allowed to wait for a connection; more fail at once
+    // Pause before reconnecting a connection that was lost or could not be opened; the attempt
+    // count resets once it is ready again. maxAttempts is ignored: a pool never gives up.
+    RetryPolicy reconnect{100, 2.0, 5'000, 0};
+};
+
+// A fixed set of pipelined connections. A command goes to a ready connection chosen by its
+// routing key (commands with the same key share a connection while it stays up, so one queue's
+// commands run in the order they were sent); while none is ready it waits up to the wait timeout.
+// Lost connections are reopened in the background with backoff and jitter.
+class ConnectionPool final : public QObject
+{
+    Q_OBJECT
+
+public:
+    ConnectionPool(ConnectionOptions connection, PoolOptions options, QObject *parent = nullptr);
+    ~ConnectionPool() override;
+
+    void start();
+    // Closes every connection; waiting commands fail with Unavailable.
+    void stop();
+
+    void command(const QByteArrayList &args, CommandCallback done, quint32 routingKey = 0, int timeoutMs = 0);
+
+    int size() const { return int(m_connections.size()); }
+    int readyCount() const;
+    int waitingCommands() const { return int(m_waiting.size()); }
+    qint64 reconnects() const { return m_reconnects; }
+    QString lastError() const { return m_lastError; } // why a connection was last lost; safe to show
+    const ConnectionOptions &connectionOptions() const { return m_connection; }
+
+Q_SIGNALS:
+    void readyCountChanged(int ready);
+
+private:
+    struct Slot
+    {
+        std::unique_ptr<RedisConnection> connection;
+        std::unique_ptr<QTimer> reconnectTimer;
+        int failedAttempts = 0;
+    };
+    struct WaitingCommand
+    {
+        QByteArrayList args;
+        CommandCallback done;
+        quint32 routingKey = 0;
+        int timeoutMs = 0;
+        qint64 deadlineMs = 0; // steady clock
+    };
+
+    RedisConnection *pick(quint32 routingKey) const;
+    void connectionReady(Slot &slot);
+    void connectionLost(Slot &slot, const QString &reason);
+    void flushWaiting();
+    void expireWaiting();
+
+    ConnectionOptions m_connection;
+    PoolOptions m_options;
+    std::vector<std::unique_ptr<Slot>> m_slots;
+    std::vector<RedisConnection *> m_connections;
+    std::deque<WaitingCommand> m_waiting;
+    QTimer m_waitTimer;
+    std::mt19937_64 m_random;
+    bool m_running = false;
+    qint64 m_reconnects = 0;
+    QString m_lastError;
+};
+
+} // namespace Broker::Redis

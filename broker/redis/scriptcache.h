@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "connectionpool.h"
+
+#include <QByteArray>
+#include <QString>
+
+namespace Broker::Redis {
+
+// A Lua script, identified to Redis by the SHA-1 of its source.
+struct Script
+{
+    QString name;
+    QByteArray source;
+    QByteArray sha1; // lowercase hex
+
+    // Reads `path` (usually ":/redis/<name>.lua" from the resources); an empty source if missing.
+    static Script fromFile(const QString &path);
+};
+
+// Runs scripts with EVALSHA, so that only the 40-byte hash travels per call. When Redis does not
+// know the script (a restart, SCRIPT FLUSH, a failover), the NOSCRIPT reply is answered by EVAL
+// with the source, which loads it again; callers never see NOSCRIPT.
+class ScriptRunner
+{
+public:
+    explicit ScriptRunner(ConnectionPool &pool) : m_pool(pool) {}
+
+    // All keys of one call should share a hash tag (Redis Cluster runs a script in one slot).
+    void run(const Script &script, const QByteArrayList &keys, const QByteArrayList &args, CommandCallback done,
+             quint32 routingKey = 0);
+
+    qint64 reloads() const { return m_reloads; } // NOSCRIPT replies answered by EVAL
+
+private:
+    ConnectionPool &m_pool;
+    qint64 m_reloads = 0;
+};
+
+} // namespace Broker::Redis

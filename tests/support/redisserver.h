@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Test servers for the Redis layer: a real redis-server on a free loopback port in a temporary
+// directory, and a "black hole" that accepts connections and never answers.
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QThread>
+
+#include <memory>
+#include <vector>
+
+namespace Broker::Testing {
+
+inline quint16 freeLoopbackPort()
+{
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    return probe.serverPort();
+}
+
+class RedisServer
+{
+public:
+    static QString executable() { return QStandardPaths::findExecutable(QStringLiteral("redis-server")); }
+
+    RedisServer() = default;
+    ~RedisServer() { stop(); }
+    RedisServer(const RedisServer &) = delete;
+    RedisServer &operator=(const RedisServer &) = delete;
+
+    // Starts redis-server (no RDB snapshots; `extraArgs` e.g. {"--appendonly", "yes"}) and waits
+    // until it answers PING. Starting again after stop() or kill() reuses the port and directory.
+    bool start(const QStringList &extraArgs = {})
+    {
+        if (executable().isEmpty()) {
+            m_error = QStringLiteral("redis-server is not installed (Debian package redis-server)");
+            return false;
+        }
+        if (m_port == 0)
+            m_port = freeLoopbackPort();
+        m_extraArgs = extraArgs;
+        m_process = std::make_unique<QProcess>();
+        m_process->setProcessChannelMode(QProcess::MergedChannels);
+        m_process->start(executable(), QStringList{QStringLiteral("--port"), QString::number(m_port),
+                                                   QStringLiteral("--bind"), QStringLiteral("127.0.0.1"),
+                                                   QStringLiteral("--save"), QString(),
+                                                   QStringLiteral("--dir"), m_dir.path(),
+                                                   QStringLiteral("--daemonize"), QStringLiteral("no")}
+                                           + extraArgs);
+        if (!m_process->waitForStarted(5000)) {
+            m_error = m_process->errorString();
+            return false;
+        }
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 10'000) {
+            if (m_process->state() != QProcess::Running) {
+                m_error = QString::fromLocal8Bit(m_process->readAll());
+                return false;
+            }
+            if (ping())
+                return true;
+            QThread::msleep(20);
+        }
+        m_error = QStringLiteral("redis-server did not answer PING within 10 s");
+        return false;
+    }
+
+    void stop()
+    {
+        if (m_process && m_process->state() != QProcess::NotRunning) {
+            m_process->terminate();
+            if (!m_process->waitForFinished(5000))
+                m_process->kill();
+            m_process->waitForFinished(5000);
+        }
+    }
+
+    // kill -9: no shutdown, no final save.
+    void kill()
+    {
+        if (m_process && m_process->state() != QProcess::NotRunning) {
+            m_process->kill();
+            m_process->waitForFinished(5000);
+        }
+    }
+
+    bool restart() { return start(m_extraArgs); }
+
+    quint16 port() const { return m_port; }
+    QString errorString() const { return m_error; }
+    QString directory() const { return m_dir.path(); }
+
+    // Runs one command through redis-cli and returns its raw output (--no-raw off: plain values).
+    QByteArray cli(const QStringList &args, const QString &password = {}) const
+    {
+        QProcess process;
+        QStringList all{QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"),
+                        QString::number(m_port)};
+        if (!password.isEmpty())
+            process.setEnvironment(QProcess::systemEnvironment() << QStringLiteral("REDISCLI_AUTH=") + password);
+        process.start(QStringLiteral("redis-cli"), all + args);
+        process.waitForFinished(10'000);
+        return process.readAllStandardOutput().trimmed();
+    }
+
+private:
+    bool ping() const
+    {
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, m_port);
+        if (!socket.waitForConnected(200))
+            return false;
+        socket.write("PING\r\n");
+        if (!socket.waitForBytesWritten(200) || !socket.waitForReadyRead(500))
+            return false;
+        const QByteArray answer = socket.readAll();
+        return answer.startsWith("+PONG") || answer.startsWith("-NOAUTH");
+    }
+
+    QTemporaryDir m_dir;
+    quint16 m_port = 0;
+    QStringList m_extraArgs;
+    std::unique_ptr<QProcess> m_process;
+    QString m_error;
+};
+
+// Accepts TCP connections and never reads or answers: for deadlines and the circuit breaker.
+class BlackHoleServer
+{
+public:
+    BlackHoleServer()
+    {
+        m_server.listen(QHostAddress::LocalHost, 0);
+        QObject::connect(&m_server, &QTcpServer::newConnection, &m_server, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection())
+                m_sockets.emplace_back(socket);
+        });
+    }
+    quint16 port() const { return m_server.serverPort(); }
+    int accepted() const { return int(m_sockets.size()); }
+
+private:
+    QTcpServer m_server;
+    std::vector<std::unique_ptr<QTcpSocket>> m_sockets;
+};
+
+} // namespace Broker::Testing
