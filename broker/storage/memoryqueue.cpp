@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "memoryqueue.h"
 
+#include "storeerrors.h"
+
 namespace Broker {
 
 MemoryQueue::MemoryQueue(QString name, QueueConfig config, qint64 createdMs, MemoryQueueHost &host)
@@ -45,22 +47,17 @@ void MemoryQueue::expire(StoredMessage &&message)
 
 Result<quint64> MemoryQueue::parseReceipt(const QString &receipt) const
 {
-    bool ok = false;
-    const quint64 value = receipt.toULongLong(&ok, 16);
-    if (!ok || receipt.size() != 16)
-        return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid receipt")};
-    return value;
+    return StoreErrors::parseReceipt(receipt);
 }
 
 Error MemoryQueue::messageNotFound()
 {
-    return Error{ErrorCode::MessageNotFound, QStringLiteral("Message not found or already acknowledged")};
+    return StoreErrors::messageNotFound();
 }
 
 Error MemoryQueue::staleReceipt()
 {
-    return Error{ErrorCode::StaleReceipt,
-                 QStringLiteral("Stale receipt: the message was delivered again since this receipt was issued")};
+    return StoreErrors::staleReceipt();
 }
 
 QString formatReceipt(quint64 receipt)

@@ -2,6 +2,7 @@
 #include "memorystore.h"
 
 #include "orderedqueue.h"
+#include "storeerrors.h"
 #include "streamqueue.h"
 
 #include "core/messageid.h"
@@ -18,12 +19,7 @@
 
 namespace Broker {
 
-namespace {
-Error queueNotFound()
-{
-    return Error{ErrorCode::QueueNotFound, QStringLiteral("Queue not found")};
-}
-} // namespace
+using StoreErrors::queueNotFound;
 
 MemoryStore::MemoryStore(const QueueTypeCatalog &types, const Clock &clock)
     : m_types(types), m_clock(clock), m_nextSequence(quint64(clock.nowMs()) * 1000)
@@ -56,7 +52,7 @@ MemoryQueue &MemoryStore::insertQueue(const QString &name, const QueueConfig &co
 void MemoryStore::createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done)
 {
     if (m_queues.contains(name))
-        return done(Error{ErrorCode::QueueExists, QStringLiteral("Queue already exists")});
+        return done(StoreErrors::queueExists());
     if (!m_types.contains(config.type))
         return done(Error{ErrorCode::InvalidArgument, QStringLiteral("Unknown queue type '%1'").arg(config.type)});
     done(insertQueue(name, config, nowMs()).info());
@@ -126,7 +122,7 @@ void MemoryStore::publish(const QString &name, const QList<NewMessage> &messages
             return done(check.error());
     }
     if (queue.size() + messages.size() > queue.config().maxSize)
-        return done(Error{ErrorCode::QueueFull, QStringLiteral("Queue size limit reached")});
+        return done(StoreErrors::queueFull());
 
     const quint32 publisherIndex = internPublisher(publisher);
     const qint64 now = nowMs();

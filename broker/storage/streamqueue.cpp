@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "streamqueue.h"
 
+#include "storeerrors.h"
+
 #include "core/messageid.h"
 
 #include <algorithm>
@@ -19,9 +21,8 @@ qint64 StreamQueue::size() const
 
 Result<void> StreamQueue::checkPublish(const NewMessage &message) const
 {
-    // A log has one order for every group; a delayed entry would have to jump the line.
     if (message.delayMs > 0)
-        return Error{ErrorCode::InvalidArgument, QStringLiteral("Delayed messages are not supported on stream queues")};
+        return StoreErrors::delayOnStream();
     return {};
 }
 

@@ -395,7 +395,7 @@ void TestRestApi::healthAndOpenApi()
         QCOMPARE(health.value("queues").toInt(), 1);
         QCOMPARE(health.value("messages_total").toInt(), 1);
         QCOMPARE(health.value("version").toString(), QString(BROKER_VERSION));
-        QCOMPARE(health.value("storage").toString(), QString("memory"));
+        QCOMPARE(health.value("storage").toString(), f.store->backendName());
         QCOMPARE(health.value("components").toObject().value("storage").toObject().value("durability").toString(),
                  QString("none"));
     }

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "redismessage.h"
+
+#include <QJsonDocument>
+#include <QJsonArray>
+#include <QJsonObject>
+
+namespace Broker::RedisMessage {
+
+namespace {
+// A JSON string literal of `text` (quotes included), as QJsonDocument writes it.
+QByteArray jsonString(const QString &text)
+{
+    const QByteArray array = QJsonDocument(QJsonArray{text}).toJson(QJsonDocument::Compact);
+    return array.mid(1, array.size() - 2);
+}
+} // namespace
+
+QByteArray encode(const QString &id, qint64 publishedUs, const NewMessage &message, const QString &publisher)
+{
+    const QByteArray headers = QJsonDocument(message.headers).toJson(QJsonDocument::Compact);
+    QByteArray out;
+    out.reserve(96 + message.data.size() * 11 / 10 + headers.size());
+    out += "{\"id\":\"";
+    out += id.toLatin1();
+    out += "\",\"ts\":";
+    out += QByteArray::number(publishedUs / 1000);
+    out += ",\"pr\":";
+    out += QByteArray::number(message.priority);
+    out += ",\"t\":";
+    out += QByteArray::number(publishedUs);
+    out += ",\"p\":";
+    out += jsonString(publisher);
+    out += ",\"h\":";
+    out += headers;
+    out += ",\"d\":";
+    out += jsonString(QString::fromUtf8(message.data));
+    out += '}';
+    return out;
+}
+
+bool decode(const QByteArray &stored, const QString &queue, Message &out)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(stored, &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject())
+        return false;
+    const QJsonObject object = document.object();
+    const QJsonValue data = object.value(QLatin1StringView("d"));
+    if (!data.isString())
+        return false;
+    out.id = object.value(QLatin1StringView("id")).toString();
+    out.queue = queue;
+    out.data = data.toString().toUtf8();
+    out.headers = object.value(QLatin1StringView("h")).toObject();
+    out.publisher = object.value(QLatin1StringView("p")).toString();
+    out.timestamp = object.value(QLatin1StringView("t")).toDouble() / 1e6;
+    out.priority = object.value(QLatin1StringView("pr")).toInt();
+    const QJsonObject deadLetter = object.value(QLatin1StringView("dl")).toObject();
+    out.originQueue = deadLetter.value(QLatin1StringView("q")).toString();
+    out.deadLetterReason = deadLetter.value(QLatin1StringView("r")).toString();
+    out.deadLetteredAt = deadLetter.value(QLatin1StringView("at")).toDouble() / 1000.0;
+    return !out.id.isEmpty();
+}
+
+QString idOf(const QByteArray &stored)
+{
+    // {"id":"<id>", — the id is always first.
+    constexpr qsizetype Start = 7;
+    const qsizetype end = stored.indexOf('"', Start);
+    if (!stored.startsWith("{\"id\":\"") || end < 0)
+        return {};
+    return QString::fromLatin1(stored.mid(Start, end - Start));
+}
+
+} // namespace Broker::RedisMessage

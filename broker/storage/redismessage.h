@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/message.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <optional>
+
+namespace Broker::RedisMessage {
+
+// How the Redis store writes a message: compact JSON that other Redis tools can read, beginning
+// with the two fields its Lua scripts rewrite without decoding the rest (see resources/redis/lib.lua):
+//   {"id":"msg-…","ts":<TTL start ms>,["dl":{"q":origin,"r":reason,"at":ms},]"pr":<priority>,
+//    "t":<publish time µs>,"p":<publisher>,"h":{headers},"d":"<the body's JSON text>"}
+// The body is kept as a JSON string so that it comes back byte for byte.
+QByteArray encode(const QString &id, qint64 publishedUs, const NewMessage &message, const QString &publisher);
+
+// Reads a stored message into `out` (id, data, headers, publisher, timestamp, priority and the
+// dead-letter fields); false when the bytes are not a message of this format.
+bool decode(const QByteArray &stored, const QString &queue, Message &out);
+
+// The id of a stored message without decoding all of it.
+QString idOf(const QByteArray &stored);
+
+} // namespace Broker::RedisMessage

@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "redisstore.h"
+
+#include "redismessage.h"
+#include "storeerrors.h"
+
+#include "core/messageid.h"
+#include "errors/logging.h"
+
+#include <QCryptographicHash>
+#include <QRandomGenerator>
+#include <QSet>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace Broker {
+
+using Redis::CommandResult;
+using Redis::RedisReply;
+using Redis::Script;
+
+namespace {
+
+// Message ids: milliseconds since 2025-01-01 (41 bits), this broker's node number (10 bits) and a
+// counter within the millisecond (13 bits), so that brokers sharing a Redis never hand out the
+// same id and need no round trip to get one.
+constexpr qint64 IdEpochMs = 1'735'689'600'000;
+constexpr int NodeBits = 10;
+constexpr int CounterBits = 13;
+
+// A script is lib.lua followed by its own text.
+Script loadScript(const char *name)
+{
+    const Script lib = Script::fromFile(QStringLiteral(":/redis/lib.lua"));
+    Script script = Script::fromFile(QStringLiteral(":/redis/%1.lua").arg(QLatin1StringView(name)));
+    script.source = lib.source + "\n" + script.source;
+    script.sha1 = QCryptographicHash::hash(script.source, QCryptographicHash::Sha1).toHex();
+    return script;
+}
+
+qint64 integerOf(const RedisReply &reply)
+{
+    if (reply.type == RedisReply::Type::Integer)
+        return reply.integer;
+    return reply.string.toLongLong();
+}
+
+std::optional<MessageEventKind> eventKind(const QByteArray &name)
+{
+    static const QHash<QByteArray, MessageEventKind> kinds{
+        {"Acked", MessageEventKind::Acked},           {"Nacked", MessageEventKind::Nacked},
+        {"LeaseExpired", MessageEventKind::LeaseExpired}, {"Expired", MessageEventKind::Expired},
+        {"DeadLettered", MessageEventKind::DeadLettered}, {"Dropped", MessageEventKind::Dropped},
+        {"Redriven", MessageEventKind::Redriven},     {"Delivered", MessageEventKind::Delivered},
+    };
+    const auto it = kinds.constFind(name);
+    return it == kinds.cend() ? std::nullopt : std::optional(it.value());
+}
+
+QueueInfo infoFromReply(const QString &name, const RedisReply &reply)
+{
+    QueueInfo info;
+    info.name = name;
+    QHash<QByteArray, QByteArray> meta;
+    const QList<RedisReply> &pairs = reply.elements.value(0).elements;
+    for (qsizetype i = 0; i + 1 < pairs.size(); i += 2)
+        meta.insert(pairs[i].string, pairs[i + 1].string);
+    QueueConfig &config = info.config;
+    config.type = QString::fromUtf8(meta.value("type"));
+    config.maxSize = meta.value("max_size").toLongLong();
+    config.ttlSeconds = meta.value("ttl").toLongLong();
+    config.visibilityTimeoutSeconds = meta.value("visibility_timeout").toLongLong();
+    config.maxDeliveries = meta.value("max_deliveries").toInt();
+    config.deadLetterQueue = QString::fromUtf8(meta.value("dead_letter_queue"));
+    info.created = meta.value("created_ms").toDouble() / 1000.0;
+    QueueCounters &c = info.counters;
+    c.published = meta.value("published").toLongLong();
+    c.delivered = meta.value("delivered").toLongLong();
+    c.acked = meta.value("acked").toLongLong();
+    c.nacked = meta.value("nacked").toLongLong();
+    c.expired = meta.value("expired").toLongLong();
+    c.deadLettered = meta.value("dead_lettered").toLongLong();
+    c.dropped = meta.value("dropped").toLongLong();
+    c.redriven = meta.value("redriven").toLongLong();
+    info.depth = integerOf(reply.elements.value(1));
+    info.delayed = integerOf(reply.elements.value(2));
+    info.inFlight = integerOf(reply.elements.value(3));
+    for (const RedisReply &group : reply.elements.value(4).elements) {
+        ConsumerGroupInfo g;
+        g.name = QString::fromUtf8(group.elements.value(0).string);
+        g.pending = integerOf(group.elements.value(1));
+        g.lag = integerOf(group.elements.value(2));
+        for (const RedisReply &consumer : group.elements.value(3).elements)
+            g.consumers.append(QString::fromUtf8(consumer.string));
+        info.groups.append(g);
+    }
+    return info;
+}
+
+} // namespace
+
+struct RedisStore::Scripts
+{
+    Script create = loadScript("create");
+    Script remove = loadScript("delete");
+    Script publish = loadScript("publish");
+    Script consume = loadScript("consume");
+    Script settle = loadScript("settle");
+    Script maintain = loadScript("maintain");
+    Script info = loadScript("info");
+    Script browse = loadScript("browse");
+    Script purge = loadScript("purge");
+    Script redrive = loadScript("redrive");
+};
+
+Result<void> redisReplyError(const RedisReply &reply)
+{
+    if (!reply.isError())
+        return {};
+    const QByteArray code = reply.errorCode();
+    if (code == "QUEUE_NOT_FOUND")
+        return StoreErrors::queueNotFound();
+    if (code == "QUEUE_EXISTS")
+        return StoreErrors::queueExists();
+    if (code == "QUEUE_FULL")
+        return StoreErrors::queueFull();
+    if (code == "MESSAGE_NOT_FOUND")
+        return StoreErrors::messageNotFound();
+    if (code == "STALE_RECEIPT")
+        return StoreErrors::staleReceipt();
+    if (code == "WRONG_KIND")
+        return Error{ErrorCode::Conflict, QStringLiteral("The queue was replaced by another broker; try again")};
+    return Error{ErrorCode::Internal, QStringLiteral("Redis error: %1").arg(QString::fromUtf8(reply.string))};
+}
+
+RedisStore::RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types, const Clock &clock)
+    : m_options(std::move(options)), m_types(types), m_clock(clock),
+      m_pool(std::make_unique<Redis::ConnectionPool>(m_options.connection, m_options.pool)),
+      m_scripts(std::make_unique<Redis::ScriptRunner>(*m_pool)), m_script(std::make_unique<Scripts>()),
+      m_breaker(m_options.breaker, clock), m_random(QRandomGenerator::global()->generate64())
+{
+    m_node = m_random() & ((1u << NodeBits) - 1);
+}
+
+RedisStore::~RedisStore() = default;
+
+void RedisStore::start()
+{
+    m_pool->start();
+    // A node number of our own, so that ids of brokers sharing this Redis never collide.
+    m_pool->command({QByteArrayLiteral("INCR"), m_options.keyPrefix.toUtf8() + "nodes"}, [this](CommandResult result) {
+        if (result && result->type == RedisReply::Type::Integer)
+            m_node = quint64(result->integer) & ((1u << NodeBits) - 1);
+    });
+}
+
+HealthStatus RedisStore::health() const
+{
+    if (m_breaker.state() != CircuitBreaker::State::Closed)
+        return HealthStatus::Unhealthy;
+    return m_pool->readyCount() > 0 ? HealthStatus::Healthy : HealthStatus::Degraded;
+}
+
+QByteArray RedisStore::key(const QString &queue, const char *part) const
+{
+    return m_options.keyPrefix.toUtf8() + '{' + queue.toUtf8() + "}:" + part;
+}
+
+quint64 RedisStore::nextSequence()
+{
+    const qint64 now = std::max<qint64>(m_clock.nowMs() - IdEpochMs, 0);
+    if (now > m_lastIdMs) {
+        m_lastIdMs = now;
+        m_idCounter = 0;
+    } else if (++m_idCounter >= (1u << CounterBits)) {
+        ++m_lastIdMs; // more than 8192 ids in one millisecond: borrow from the next one
+        m_idCounter = 0;
+    }
+    return (quint64(m_lastIdMs) << (NodeBits + CounterBits)) | (m_node << CounterBits) | m_idCounter;
+}
+
+QString RedisStore::newReceipt()
+{
+    return QStringLiteral("%1").arg(quint64(m_random()), 16, 16, QLatin1Char('0'));
+}
+
+void RedisStore::run(const Script &script, const QString &queue, QByteArrayList args, Retry retry, ScriptDone done,
+                     const QString &user)
+{
+    QByteArrayList keys{key(queue, "meta")};
+    if (&script == &m_script->create || &script == &m_script->remove)
+        keys.append(m_options.keyPrefix.toUtf8() + "queues");
+    args.prepend(QByteArray::number(m_clock.nowMs()));
+    args.prepend(queue.toUtf8());
+    args.prepend(m_options.keyPrefix.toUtf8());
+    attempt(script, queue, keys, args, retry, 1, [this, queue, user, done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        if (const Result<void> refused = redisReplyError(*reply); !refused) {
+            if (refused.error().code == ErrorCode::QueueNotFound || refused.error().code == ErrorCode::Conflict)
+                m_configs.remove(queue);
+            return done(refused.error());
+        }
+        dispatchEvents(reply->elements.value(1), user);
+        done(reply->elements.value(0));
+    });
+}
+
+void RedisStore::attempt(const Script &script, const QString &queue, const QByteArrayList &keys,
+                         const QByteArrayList &args, Retry retry, int attemptNumber, ScriptDone done)
+{
+    if (!m_breaker.allowRequest()) {
+        const qint64 waitMs = std::max<qint64>(0, m_breaker.retryAtMs() - m_clock.nowMs());
+        return done(Error{ErrorCode::Unavailable,
+                          QStringLiteral("Redis is unavailable (circuit breaker open; next attempt in %1 s)")
+                              .arg((waitMs + 999) / 1000)});
+    }
+    const quint32 routing = quint32(qHash(queue));
+    m_scripts->run(script, keys, args,
+                   [this, &script, queue, keys, args, retry, attemptNumber, done = std::move(done)](CommandResult result) mutable {
+                       if (result) {
+                           m_breaker.recordSuccess();
+                           return done(std::move(result));
+                       }
+                       m_breaker.recordFailure();
+                       if (retry == Retry::Never || !m_options.readRetry.allowsAnotherAttempt(attemptNumber)) {
+                           qCWarning(lcStorage) << "Redis call" << script.name << "failed:" << result.error().message;
+                           return done(std::move(result));
+                       }
+                       const qint64 delay = m_options.readRetry.delayMs(attemptNumber, m_random);
+                       QTimer::singleShot(int(delay), m_pool.get(),
+                                          [this, &script, queue, keys, args, retry, attemptNumber, done]() mutable {
+                                              attempt(script, queue, keys, args, retry, attemptNumber + 1, std::move(done));
+                                          });
+                   },
+                   routing);
+}
+
+void RedisStore::dispatchEvents(const RedisReply &events, const QString &user)
+{
+    const QList<RedisReply> &e = events.elements;
+    for (qsizetype i = 0; i + 4 < e.size(); i += 5) {
+        const std::optional<MessageEventKind> kind = eventKind(e[i].string);
+        if (!kind)
+            continue;
+        const QString queue = QString::fromUtf8(e[i + 1].string);
+        const bool byUser = *kind == MessageEventKind::Acked || *kind == MessageEventKind::Nacked
+                            || *kind == MessageEventKind::Redriven;
+        emitEvent(*kind, queue, QString::fromUtf8(e[i + 2].string), e[i + 3].string.toInt(), byUser ? user : QString(),
+                  QString::fromUtf8(e[i + 4].string));
+        if (m_listener && *kind == MessageEventKind::Redriven)
+            m_listener->messagesAvailable(queue);
+        if (m_listener && *kind == MessageEventKind::DeadLettered) {
+            const QueueConfig config = m_configs.value(queue);
+            if (!config.deadLetterQueue.isEmpty())
+                m_listener->messagesAvailable(config.deadLetterQueue);
+        }
+    }
+}
+
+void RedisStore::emitEvent(MessageEventKind kind, const QString &queue, const QString &id, int deliveries,
+                           const QString &user, const QString &detail)
+{
+    if (!m_listener)
+        return;
+    MessageEvent event;
+    event.timeMs = m_clock.nowMs();
+    event.kind = kind;
+    event.deliveryCount = deliveries;
+    event.sequence = MessageId::parse(id).value_or(0);
+    event.queue = queue;
+    event.user = user;
+    event.detail = detail;
+    m_listener->messageEvent(event);
+}
+
+void RedisStore::withKind(const QString &name, std::function<void(Result<QueueKind>)> then)
+{
+    const auto cached = m_configs.constFind(name);
+    if (cached != m_configs.cend())
+        return then(m_types.kindOf(cached->type));
+    queueInfo(name, [this, then = std::move(then)](Result<QueueInfo> info) {
+        if (!info)
+            return then(info.error());
+        then(m_types.kindOf(info->config.type));
+    });
+}
+
+// Queues ---------------------------------------------------------------------------------------
+
+void RedisStore::createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done)
+{
+    if (!m_types.contains(config.type))
+        return done(Error{ErrorCode::InvalidArgument, QStringLiteral("Unknown queue type '%1'").arg(config.type)});
+    if (config.type != QLatin1StringView("list") && config.type != QLatin1StringView("priority")
+        && config.type != QLatin1StringView("stream"))
+        return done(Error{ErrorCode::InvalidArgument,
+                          QStringLiteral("Queue type '%1' is not available with the Redis backend").arg(config.type)});
+    const qint64 now = m_clock.nowMs();
+    QByteArrayList args{config.type.toUtf8(),
+                        QByteArray::number(config.maxSize),
+                        QByteArray::number(config.ttlSeconds),
+                        QByteArray::number(config.visibilityTimeoutSeconds),
+                        QByteArray::number(config.maxDeliveries),
+                        config.deadLetterQueue.toUtf8()};
+    run(m_script->create, name, args, Retry::Never, [this, name, config, now, done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        m_configs.insert(name, config);
+        QueueInfo info;
+        info.name = name;
+        info.config = config;
+        info.created = double(now) / 1000.0;
+        done(std::move(info));
+    });
+}
+
+void RedisStore::deleteQueue(const QString &name, Completion<qint64> done)
+{
+    run(m_script->remove, name, {}, Retry::Never, [this, name, done = std::move(done)](Result<RedisReply> reply) {
+        m_configs.remove(name);
+        if (!reply)
+            return done(reply.error());
+        done(integerOf(*reply));
+    });
+}
+
+void RedisStore::purgeQueue(const QString &name, Completion<qint64> done)
+{
+    run(m_script->purge, name, {}, Retry::Never, [this, name, done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        const qint64 purged = integerOf(*reply);
+        emitEvent(MessageEventKind::Purged, name, {}, 0, {}, QString::number(purged));
+        done(purged);
+    });
+}
+
+void RedisStore::queueInfo(const QString &name, Completion<QueueInfo> done)
+{
+    run(m_script->info, name, {}, Retry::Reads, [this, name, done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        QueueInfo info = infoFromReply(name, *reply);
+        m_configs.insert(name, info.config);
+        done(std::move(info));
+    });
+}
+
+void RedisStore::listQueues(Completion<QList<QueueInfo>> done)
+{
+    // The registry names the queues; one info script per queue, all in flight at once.
+    forEachQueue([this](const QString &name, std::function<void(Result<QueueInfo>)> next) { queueInfo(name, next); },
+                 std::move(done));
+}
+
+template<typename Step>
+void RedisStore::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
+{
+    if (!m_breaker.allowRequest())
+        return done(Error{ErrorCode::Unavailable, QStringLiteral("Redis is unavailable (circuit breaker open)")});
+    m_pool->command({QByteArrayLiteral("SMEMBERS"), m_options.keyPrefix.toUtf8() + "queues"},
+                    [this, step, done = std::move(done)](CommandResult names) mutable {
+                        if (!names) {
+                            m_breaker.recordFailure();
+                            return done(names.error());
+                        }
+                        m_breaker.recordSuccess();
+                        struct Gather
+                        {
+                            QList<QueueInfo> infos;
+                            std::optional<Error> failure;
+                            qsizetype waiting = 0;
+                            Completion<QList<QueueInfo>> done;
+                        };
+                        auto gather = std::make_shared<Gather>();
+                        gather->waiting = names->elements.size();
+                        gather->done = std::move(done);
+                        const auto finish = [gather] {
+                            if (gather->failure)
+                                return gather->done(*gather->failure);
+                            std::sort(gather->infos.begin(), gather->infos.end(),
+                                      [](const QueueInfo &a, const QueueInfo &b) { return a.name < b.name; });
+                            gather->done(std::move(gather->infos));
+                        };
+                        if (gather->waiting == 0)
+                            return finish();
+                        for (const RedisReply &name : names->elements) {
+                            step(QString::fromUtf8(name.string), [gather, finish](Result<QueueInfo> info) {
+                                if (info)
+                                    gather->infos.append(std::move(info.value()));
+                                else if (info.error().code != ErrorCode::QueueNotFound && !gather->failure)
+                                    gather->failure = info.error(); // gone meanwhile: simply not listed
+                                if (--gather->waiting == 0)
+                                    finish();
+                            });
+                        }
+                    });
+}
+
+// Messages -------------------------------------------------------------------------------------
+
+void RedisStore::publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
+                         Completion<PublishResult> done)
+{
+    withKind(name, [this, name, messages, publisher, done = std::move(done)](Result<QueueKind> kind) mutable {
+        if (!kind)
+            return done(kind.error());
+        const qint64 now = m_clock.nowMs();
+        QByteArrayList args;
+        args.reserve(messages.size() * 2);
+        PublishResult result;
+        result.messageIds.reserve(messages.size());
+        bool anyReady = false;
+        for (const NewMessage &message : messages) {
+            if (*kind == QueueKind::Stream && message.delayMs > 0)
+                return done(StoreErrors::delayOnStream());
+            const QString id = MessageId::format(nextSequence());
+            result.messageIds.append(id);
+            anyReady |= message.delayMs <= 0;
+            args << QByteArray::number(message.delayMs > 0 ? now + message.delayMs : 0)
+                 << RedisMessage::encode(id, now * 1000, message, publisher);
+        }
+        run(m_script->publish, name, std::move(args), Retry::Never,
+            [this, name, publisher, anyReady, result = std::move(result),
+             done = std::move(done)](Result<RedisReply> reply) mutable {
+                if (!reply)
+                    return done(reply.error());
+                result.queueSize = integerOf(*reply);
+                for (const QString &id : std::as_const(result.messageIds))
+                    emitEvent(MessageEventKind::Published, name, id, 0, publisher);
+                if (anyReady && m_listener)
+                    m_listener->messagesAvailable(name);
+                done(std::move(result));
+            });
+    });
+}
+
+void RedisStore::consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done)
+{
+    // A waiting consumer that went away takes nothing.
+    if (request.stillWanted && !request.stillWanted())
+        return done(QList<Message>{});
+    QByteArrayList args{QByteArray::number(request.count), request.acknowledge ? "1" : "0",
+                        QByteArray::number(request.visibilityTimeoutMs)};
+    if (!request.acknowledge) {
+        for (int i = 0; i < request.count; ++i)
+            args << newReceipt().toLatin1();
+    }
+    run(m_script->consume, name, std::move(args), Retry::Never,
+        [this, name, request, done = std::move(done)](Result<RedisReply> reply) {
+            if (!reply)
+                return done(reply.error());
+            QList<Message> delivered;
+            delivered.reserve(reply->elements.size());
+            for (const RedisReply &item : reply->elements) {
+                Message message;
+                if (!RedisMessage::decode(item.elements.value(0).string, name, message)) {
+                    qCWarning(lcStorage) << "Redis queue" << name << "holds a message this broker cannot read";
+                    continue;
+                }
+                message.deliveryCount = int(integerOf(item.elements.value(1)));
+                message.receipt = QString::fromLatin1(item.elements.value(2).string);
+                message.leaseDeadlineMs = integerOf(item.elements.value(3));
+                emitEvent(MessageEventKind::Delivered, name, message.id, message.deliveryCount, request.user);
+                if (request.acknowledge)
+                    emitEvent(MessageEventKind::Acked, name, message.id, message.deliveryCount, request.user);
+                delivered.append(std::move(message));
+            }
+            done(std::move(delivered));
+        });
+}
+
+void RedisStore::settle(const QString &name, const MessageRef &ref, const char *action, qint64 ms,
+                        std::function<void(Result<RedisReply>)> done)
+{
+    if (!MessageId::parse(ref.id))
+        return done(StoreErrors::messageNotFound());
+    if (!ref.receipt.isEmpty()) {
+        if (const Result<quint64> receipt = StoreErrors::parseReceipt(ref.receipt); !receipt)
+            return done(receipt.error());
+    }
+    run(m_script->settle, name,
+        {QByteArray(action), ref.id.toLatin1(), ref.receipt.toLatin1().toLower(), QByteArray::number(ms)},
+        Retry::Never, std::move(done), ref.user);
+}
+
+void RedisStore::ack(const QString &name, const MessageRef &ref, Completion<void> done)
+{
+    settle(name, ref, "ack", 0, [done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        done({});
+    });
+}
+
+void RedisStore::nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done)
+{
+    settle(name, ref, "nack", delayMs, [this, name, delayMs, done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        NackResult result;
+        result.requeued = integerOf(reply->elements.value(0)) == 1;
+        result.deadLettered = integerOf(reply->elements.value(1)) == 1;
+        if (result.requeued && delayMs <= 0 && m_listener)
+            m_listener->messagesAvailable(name);
+        done(result);
+    });
+}
+
+void RedisStore::extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done)
+{
+    settle(name, ref, "extend", visibilityMs, [done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        done(integerOf(*reply));
+    });
+}
+
+void RedisStore::browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done)
+{
+    run(m_script->browse, name, {QByteArray::number(offset), QByteArray::number(limit)}, Retry::Reads,
+        [name, offset, done = std::move(done)](Result<RedisReply> reply) {
+            if (!reply)
+                return done(reply.error());
+            BrowsePage page;
+            page.total = integerOf(reply->elements.value(0));
+            for (const RedisReply &item : reply->elements.value(1).elements) {
+                Message message;
+                if (!RedisMessage::decode(item.elements.value(0).string, name, message))
+                    continue;
+                message.deliveryCount = int(integerOf(item.elements.value(1)));
+                page.messages.append(std::move(message));
+            }
+            const qint64 next = offset + page.messages.size();
+            page.nextOffset = next < page.total ? next : -1;
+            done(std::move(page));
+        });
+}
+
+void RedisStore::redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done)
+{
+    run(m_script->redrive, name, {QByteArray::number(limit)}, Retry::Never,
+        [done = std::move(done)](Result<RedisReply> reply) {
+            if (!reply)
+                return done(reply.error());
+            done(integerOf(*reply));
+        },
+        user);
+}
+
+void RedisStore::runMaintenance(Completion<qint64> done)
+{
+    // The reaper runs on every broker; each queue's step is one atomic script, so brokers that
+    // reap the same queue at once simply find nothing left to do.
+    struct Gather
+    {
+        qint64 next = 0;
+        std::optional<Error> failure;
+    };
+    auto gather = std::make_shared<Gather>();
+    forEachQueue(
+        [this, gather](const QString &name, std::function<void(Result<QueueInfo>)> next) {
+            run(m_script->maintain, name, {QByteArray::number(m_options.maintenanceBatch)}, Retry::Never,
+                [this, name, gather, next = std::move(next)](Result<RedisReply> reply) {
+                    if (!reply)
+                        return next(reply.error());
+                    const qint64 due = integerOf(reply->elements.value(0));
+                    if (due != 0 && (gather->next == 0 || due < gather->next))
+                        gather->next = due;
+                    if (integerOf(reply->elements.value(1)) == 1 && m_listener)
+                        m_listener->messagesAvailable(name);
+                    next(QueueInfo{});
+                });
+        },
+        [gather, done = std::move(done)](Result<QList<QueueInfo>> all) {
+            if (!all)
+                return done(all.error());
+            done(gather->next);
+        });
+}
+
+} // namespace Broker

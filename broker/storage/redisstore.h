@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "queuestore.h"
+#include "readyset.h"
+
+#include "core/clock.h"
+#include "redis/connectionpool.h"
+#include "redis/scriptcache.h"
+#include "resilience/circuitbreaker.h"
+#include "resilience/retrypolicy.h"
+
+#include <QHash>
+
+#include <memory>
+#include <random>
+
+namespace Broker {
+
+struct RedisStoreOptions
+{
+    Redis::ConnectionOptions connection;
+    Redis::PoolOptions pool;
+    QString keyPrefix = QStringLiteral("brokerdesk:"); // every key starts with it
+    CircuitBreaker::Options breaker;                    // 5 failures in a row -> open for 30 s
+    // Reads (queue info, list, browse) that fail for want of an answer are tried again this way.
+    // Changes are not: their outcome is unknown after a timeout, and a retry could apply them twice.
+    RetryPolicy readRetry{100, 2.0, 30'000, 3};
+    int maintenanceBatch = 1000; // messages the reaper handles per queue, step and kind
+};
+
+// Queues in Redis (or Valkey), shared by every broker that uses the same server and prefix.
+// List and priority queues are Redis lists (LPUSH / RPOP) with the reliable-queue pattern for
+// leases; stream queues are Redis streams with consumer groups. Every change of more than one
+// key is one Lua script (resources/redis), run by EVALSHA, so that concurrent brokers never see
+// half of it; time comes from this broker's clock, so brokers sharing a server want NTP.
+//
+// Completions run in the owner's thread when the reply arrives. Failures to reach Redis (I/O,
+// timeouts, lost connections) count toward a circuit breaker; while it is open, calls fail at
+// once with Unavailable and health() is Unhealthy. Reply errors (a full queue, an unknown
+// message) are answers and never trip it.
+class RedisStore final : public QueueStore
+{
+public:
+    RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types, const Clock &clock);
+    ~RedisStore() override;
+
+    // Opens the connection pool. Calls made before it is ready wait up to the pool's wait timeout.
+    void start();
+    const RedisStoreOptions &options() const { return m_options; }
+    const CircuitBreaker &breaker() const { return m_breaker; }
+    const Redis::ConnectionPool &pool() const { return *m_pool; }
+    qint64 scriptReloads() const { return m_scripts->reloads(); }
+
+    QString backendName() const override { return QStringLiteral("redis"); }
+    HealthStatus health() const override;
+    void setListener(StoreListener *listener) override { m_listener = listener; }
+
+    void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) override;
+    void deleteQueue(const QString &name, Completion<qint64> done) override;
+    void purgeQueue(const QString &name, Completion<qint64> done) override;
+    void listQueues(Completion<QList<QueueInfo>> done) override;
+    void queueInfo(const QString &name, Completion<QueueInfo> done) override;
+    void publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
+                 Completion<PublishResult> done) override;
+    void consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done) override;
+    void ack(const QString &name, const MessageRef &ref, Completion<void> done) override;
+    void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done) override;
+    void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done) override;
+    void browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done) override;
+    void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) override;
+    void runMaintenance(Completion<qint64> done) override;
+
+private:
+    struct Scripts;
+    enum class Retry { Never, Reads };
+    using ScriptDone = std::function<void(Result<Redis::RedisReply>)>;
+
+    QByteArray key(const QString &queue, const char *part) const;
+    // Runs `script` for `queue` through the breaker; the reply's events are passed to the
+    // listener before `done` gets the payload (the reply's first element).
+    void run(const Redis::Script &script, const QString &queue, QByteArrayList args, Retry retry, ScriptDone done,
+             const QString &user = {});
+    void attempt(const Redis::Script &script, const QString &queue, const QByteArrayList &keys,
+                 const QByteArrayList &args, Retry retry, int attemptNumber, ScriptDone done);
+    void dispatchEvents(const Redis::RedisReply &events, const QString &user);
+    void emitEvent(MessageEventKind kind, const QString &queue, const QString &id, int deliveries, const QString &user,
+                   const QString &detail = {});
+    // The queue's kind from the cache, asking Redis when it is not cached.
+    void withKind(const QString &name, std::function<void(Result<QueueKind>)> then);
+    // Runs `step` for every queue in the registry at once; `done` gets what the steps gave, by name.
+    template<typename Step>
+    void forEachQueue(Step step, Completion<QList<QueueInfo>> done);
+    void settle(const QString &name, const MessageRef &ref, const char *action, qint64 ms, ScriptDone done);
+    quint64 nextSequence();
+    QString newReceipt();
+
+    RedisStoreOptions m_options;
+    const QueueTypeCatalog &m_types;
+    const Clock &m_clock;
+    StoreListener *m_listener = nullptr;
+    std::unique_ptr<Redis::ConnectionPool> m_pool;
+    std::unique_ptr<Redis::ScriptRunner> m_scripts;
+    std::unique_ptr<Scripts> m_script;
+    CircuitBreaker m_breaker;
+    QHash<QString, QueueConfig> m_configs; // what this broker last saw; scripts check the type
+    std::mt19937_64 m_random;
+    quint64 m_node = 0;          // distinguishes this broker's message ids from other brokers'
+    qint64 m_lastIdMs = 0;
+    quint64 m_idCounter = 0;
+};
+
+// What a Redis store reply error means for a client; `ok` when the reply is not an error.
+Result<void> redisReplyError(const Redis::RedisReply &reply);
+
+} // namespace Broker

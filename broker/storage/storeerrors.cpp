@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "storeerrors.h"
+
+namespace Broker::StoreErrors {
+
+Error queueNotFound()
+{
+    return Error{ErrorCode::QueueNotFound, QStringLiteral("Queue not found")};
+}
+
+Error queueExists()
+{
+    return Error{ErrorCode::QueueExists, QStringLiteral("Queue already exists")};
+}
+
+Error queueFull()
+{
+    return Error{ErrorCode::QueueFull, QStringLiteral("Queue size limit reached")};
+}
+
+Error messageNotFound()
+{
+    return Error{ErrorCode::MessageNotFound, QStringLiteral("Message not found or already acknowledged")};
+}
+
+Error staleReceipt()
+{
+    return Error{ErrorCode::StaleReceipt,
+                 QStringLiteral("Stale receipt: the message was delivered again since this receipt was issued")};
+}
+
+Error invalidReceipt()
+{
+    return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid receipt")};
+}
+
+Error delayOnStream()
+{
+    // A log has one order for every group; a delayed entry would have to jump the line.
+    return Error{ErrorCode::InvalidArgument, QStringLiteral("Delayed messages are not supported on stream queues")};
+}
+
+Result<quint64> parseReceipt(const QString &receipt)
+{
+    bool ok = false;
+    const quint64 value = receipt.toULongLong(&ok, 16);
+    if (!ok || receipt.size() != 16)
+        return invalidReceipt();
+    return value;
+}
+
+} // namespace Broker::StoreErrors

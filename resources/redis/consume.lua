@@ -1,0 +1,36 @@
+-- KEYS: meta, ready, leases, deadlines, deliveries
+-- ARGV: prefix, queue, now, count, acknowledge (1/0), lease ms (0: the queue's), receipts (one per message wanted when leasing)
+-- Replies {{message, deliveries, receipt, deadline}...}: receipt '' and deadline 0 when acknowledged.
+local q = open(ARGV[1], ARGV[2])
+if not q then return notFound() end
+local now = tonumber(ARGV[3])
+local want = tonumber(ARGV[4])
+local acknowledge = ARGV[5] == '1'
+local leaseMs = tonumber(ARGV[6])
+if leaseMs <= 0 then leaseMs = q.visibilityMs end
+local out = {}
+local nextReceipt = 7
+while #out < want do
+  local message = popReady(q)
+  if not message then break end
+  if isExpired(q, message, now) then
+    expire(q, message, now)
+  else
+    local id = parse(message)
+    local deliveries = redis.call('HINCRBY', q.deliveries, id, 1)
+    count(q, 'delivered')
+    if acknowledge then
+      count(q, 'acked')
+      redis.call('HDEL', q.deliveries, id)
+      out[#out + 1] = {message, deliveries, '', 0}
+    else
+      local receipt = ARGV[nextReceipt]
+      nextReceipt = nextReceipt + 1
+      local deadline = now + leaseMs
+      redis.call('HSET', q.leases, id, receipt .. message)
+      redis.call('ZADD', q.deadlines, deadline, id)
+      out[#out + 1] = {message, deliveries, receipt, deadline}
+    end
+  end
+end
+return {out, EVENTS}

@@ -1,0 +1,15 @@
+-- KEYS: meta, registry   ARGV: prefix, queue
+-- Replies like the memory store: 1 for the queue's record, plus 1 when it still held messages.
+local q = open(ARGV[1], ARGV[2])
+if not q then return notFound() end
+local held
+if q.type == 'stream' then held = redis.call('XLEN', q.stream) else held = size(q) end
+local keys = {q.meta, q.prios, q.delayed, q.leases, q.deadlines, q.deliveries, q.stream}
+for _, key in ipairs(readyLists(q)) do keys[#keys + 1] = key end
+if q.type == 'stream' then
+  for _, group in ipairs(redis.call('HKEYS', q.groupPrefix .. 'names')) do keys[#keys + 1] = q.groupPrefix .. group end
+  keys[#keys + 1] = q.groupPrefix .. 'names'
+end
+redis.call('DEL', unpack(keys))
+redis.call('SREM', ARGV[1] .. 'queues', ARGV[2])
+return {1 + (held > 0 and 1 or 0), EVENTS}

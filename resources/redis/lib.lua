@@ -1,0 +1,171 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
+-- Shared by every BrokerDesk script: prepended to each one when it is loaded.
+--
+-- Keys of queue Q under prefix P all carry the hash tag {Q}:
+--   P{Q}:meta        HASH   type, options, created_ms and the lifetime counters
+--   P{Q}:ready       LIST   ready messages of a list queue: LPUSH at the back, RPOP at the front
+--   P{Q}:ready:<n>   LIST   ready messages of priority n (priority queues); P{Q}:prios ZSET of the n in use
+--   P{Q}:delayed     ZSET   messages not yet due, scored by due time (ms)
+--   P{Q}:leases      HASH   id -> 16-hex receipt .. message, for messages out on a lease
+--   P{Q}:deadlines   ZSET   id scored by lease deadline (ms)
+--   P{Q}:deliveries  HASH   id -> deliveries so far, while the message is in the queue
+--   P{Q}:stream      STREAM stream queues: field "m" holds the message; consumer groups as Redis has them
+--   P{Q}:g:<group>   HASH   stream queues: entry id -> receipt .. ":" .. deadline, for entries on a lease
+--   Pqueues          SET    names of all queues (the registry; never KEYS)
+--
+-- A message is compact JSON that always begins {"id":"<id>","ts":<ms>, -- ts starts its TTL --
+-- followed by an optional "dl":{...} (where and why it was dead-lettered), then "pr":<priority>,
+-- so that scripts can read and rewrite those fields without decoding the body.
+-- Times come from the broker (ARGV), so that all brokers and tests agree on one clock.
+
+local EVENTS = {}
+local function event(kind, queue, id, deliveries, detail)
+  EVENTS[#EVENTS + 1] = kind
+  EVENTS[#EVENTS + 1] = queue
+  EVENTS[#EVENTS + 1] = id or ''
+  EVENTS[#EVENTS + 1] = tostring(deliveries or 0)
+  EVENTS[#EVENTS + 1] = detail or ''
+end
+
+local function parse(message)
+  local id, ts, rest = string.match(message, '^{"id":"([^"]+)","ts":(%d+),(.*)$')
+  return id, tonumber(ts), rest
+end
+
+local function withoutDeadLetter(rest)
+  return (string.gsub(rest, '^"dl":{[^}]*},', '', 1))
+end
+
+local function priorityOf(message)
+  local _, _, rest = parse(message)
+  return tonumber(string.match(withoutDeadLetter(rest), '^"pr":(-?%d+),')) or 0
+end
+
+local function metaKey(prefix, name) return prefix .. '{' .. name .. '}:meta' end
+
+local function open(prefix, name)
+  local base = prefix .. '{' .. name .. '}:'
+  local f = redis.call('HMGET', base .. 'meta', 'type', 'max_size', 'ttl', 'visibility_timeout',
+                       'max_deliveries', 'dead_letter_queue')
+  if not f[1] then return nil end
+  return {
+    name = name, prefix = prefix, type = f[1], maxSize = tonumber(f[2]), ttlMs = tonumber(f[3]) * 1000,
+    visibilityMs = tonumber(f[4]) * 1000, maxDeliveries = tonumber(f[5]), dlq = f[6] or '',
+    meta = base .. 'meta', ready = base .. 'ready', prios = base .. 'prios', delayed = base .. 'delayed',
+    leases = base .. 'leases', deadlines = base .. 'deadlines', deliveries = base .. 'deliveries',
+    stream = base .. 'stream', groupPrefix = base .. 'g:',
+  }
+end
+
+-- The defaults a dead-letter queue gets when dead-lettering creates it (as QueueConfig{} does).
+local function createQueue(prefix, name, qtype, maxSize, ttl, visibility, maxDeliveries, dlq, nowMs)
+  local meta = metaKey(prefix, name)
+  if redis.call('EXISTS', meta) == 1 then return false end
+  redis.call('HSET', meta, 'type', qtype, 'max_size', maxSize, 'ttl', ttl, 'visibility_timeout', visibility,
+             'max_deliveries', maxDeliveries, 'dead_letter_queue', dlq, 'created_ms', nowMs,
+             'published', 0, 'delivered', 0, 'acked', 0, 'nacked', 0, 'expired', 0, 'dead_lettered', 0,
+             'dropped', 0, 'redriven', 0)
+  redis.call('SADD', prefix .. 'queues', name)
+  return true
+end
+
+local function count(q, field, by) redis.call('HINCRBY', q.meta, field, by or 1) end
+
+-- Ready messages -------------------------------------------------------------------------------
+
+local function pushReady(q, message)      -- at the back of the line
+  if q.type == 'priority' then
+    local p = priorityOf(message)
+    redis.call('LPUSH', q.ready .. ':' .. p, message)
+    redis.call('ZADD', q.prios, p, p)
+  elseif q.type == 'stream' then
+    redis.call('XADD', q.stream, '*', 'm', message)
+  else
+    redis.call('LPUSH', q.ready, message)
+  end
+end
+
+local function requeueReady(q, message)   -- back where it stood: the front
+  if q.type == 'priority' then
+    local p = priorityOf(message)
+    redis.call('RPUSH', q.ready .. ':' .. p, message)
+    redis.call('ZADD', q.prios, p, p)
+  else
+    redis.call('RPUSH', q.ready, message)
+  end
+end
+
+local function popReady(q)
+  if q.type ~= 'priority' then return redis.call('RPOP', q.ready) end
+  while true do
+    local top = redis.call('ZREVRANGE', q.prios, 0, 0)
+    if #top == 0 then return false end
+    local key = q.ready .. ':' .. top[1]
+    local message = redis.call('RPOP', key)
+    if redis.call('LLEN', key) == 0 then redis.call('ZREM', q.prios, top[1]) end
+    if message then return message end
+  end
+end
+
+-- Every ready list, highest priority first (list queues: the one list).
+local function readyLists(q)
+  if q.type ~= 'priority' then return {q.ready} end
+  local lists = {}
+  for _, p in ipairs(redis.call('ZREVRANGE', q.prios, 0, -1)) do lists[#lists + 1] = q.ready .. ':' .. p end
+  return lists
+end
+
+local function readyCount(q)
+  local n = 0
+  for _, key in ipairs(readyLists(q)) do n = n + redis.call('LLEN', key) end
+  return n
+end
+
+local function size(q)
+  return readyCount(q) + redis.call('ZCARD', q.delayed) + redis.call('HLEN', q.leases)
+end
+
+-- Dead-lettering --------------------------------------------------------------------------------
+
+-- Hands a message the queue gives up on to its dead-letter queue (created with defaults when
+-- missing), or drops it (counted) when there is none. Dead-letter queues take messages beyond
+-- max_size: refusing would lose them.
+local function deadLetter(q, message, reason, nowMs)
+  local id = parse(message)
+  local deliveries = tonumber(redis.call('HGET', q.deliveries, id) or '0')
+  redis.call('HDEL', q.deliveries, id)
+  if q.dlq == '' then
+    count(q, 'dropped')
+    event('Dropped', q.name, id, deliveries, reason)
+    return false
+  end
+  count(q, 'dead_lettered')
+  event('DeadLettered', q.name, id, deliveries, reason)
+  createQueue(q.prefix, q.dlq, 'list', 10000, 86400, 30, 5, '', nowMs)
+  local dlq = open(q.prefix, q.dlq)
+  local _, _, rest = parse(message)
+  local moved = string.format('{"id":"%s","ts":%d,"dl":{"q":"%s","r":"%s","at":%d},%s',
+                              id, nowMs, q.name, reason, nowMs, withoutDeadLetter(rest))
+  pushReady(dlq, moved)
+  redis.call('HDEL', dlq.deliveries, id)
+  return true
+end
+
+-- TTL ran out before delivery: counted, then dead-lettered when the queue has a dead-letter queue.
+local function expire(q, message, nowMs)
+  local id = parse(message)
+  count(q, 'expired')
+  event('Expired', q.name, id, 0, '')
+  if q.dlq ~= '' then
+    deadLetter(q, message, 'expired', nowMs)
+  else
+    redis.call('HDEL', q.deliveries, id)
+  end
+end
+
+local function isExpired(q, message, nowMs)
+  local _, ts = parse(message)
+  return ts + q.ttlMs <= nowMs
+end
+
+local function notFound() return redis.error_reply('QUEUE_NOT_FOUND queue not found') end

@@ -1,0 +1,19 @@
+-- KEYS: meta, ready, delayed   ARGV: prefix, queue, now, then per message: due (0: now), message
+-- All or nothing: max_size is checked for the whole batch before anything is added.
+local q = open(ARGV[1], ARGV[2])
+if not q then return notFound() end
+local now = tonumber(ARGV[3])
+local n = (#ARGV - 3) / 2
+local held
+if q.type == 'stream' then held = redis.call('XLEN', q.stream) else held = size(q) end
+if held + n > q.maxSize then return redis.error_reply('QUEUE_FULL queue is full') end
+for i = 4, #ARGV, 2 do
+  local due = tonumber(ARGV[i])
+  if due > now then
+    redis.call('ZADD', q.delayed, due, ARGV[i + 1])
+  else
+    pushReady(q, ARGV[i + 1])
+  end
+end
+count(q, 'published', n)
+return {held + n, EVENTS}

@@ -1,0 +1,18 @@
+-- KEYS: meta   ARGV: prefix, queue
+-- Removes ready, delayed and leased messages; replies how many.
+local q = open(ARGV[1], ARGV[2])
+if not q then return notFound() end
+if q.type == 'stream' then
+  local n = redis.call('XLEN', q.stream)
+  redis.call('XTRIM', q.stream, 'MAXLEN', 0)
+  for _, group in ipairs(redis.call('HKEYS', q.groupPrefix .. 'names')) do
+    redis.call('DEL', q.groupPrefix .. group)
+    redis.call('XGROUP', 'SETID', q.stream, group, '$')
+  end
+  return {n, EVENTS}
+end
+local n = size(q)
+local keys = {q.prios, q.delayed, q.leases, q.deadlines, q.deliveries}
+for _, key in ipairs(readyLists(q)) do keys[#keys + 1] = key end
+redis.call('DEL', unpack(keys))
+return {n, EVENTS}

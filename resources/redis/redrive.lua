@@ -1,0 +1,41 @@
+-- KEYS: meta   ARGV: prefix, queue, now, limit (<= 0: all)
+-- Asked of a queue with a dead-letter queue: brings back what it sent there. Asked of any other
+-- queue: sends each dead-lettered message in it back where it came from. Messages whose origin
+-- queue is gone stay where they are. Replies the number moved.
+local q = open(ARGV[1], ARGV[2])
+if not q then return notFound() end
+local now = tonumber(ARGV[3])
+local limit = tonumber(ARGV[4])
+local source, origin = q, ''
+if q.dlq ~= '' then
+  source = open(ARGV[1], q.dlq)
+  origin = q.name
+  if not source then return {0, EVENTS} end
+end
+if source.type == 'stream' then return {0, EVENTS} end
+local moved = 0
+for _, key in ipairs(readyLists(source)) do
+  local messages = redis.call('LRANGE', key, 0, -1)
+  for i = #messages, 1, -1 do -- front of the line first
+    if limit > 0 and moved >= limit then break end
+    local message = messages[i]
+    local id, _, rest = parse(message)
+    local from = string.match(rest, '^"dl":{"q":"([^"]+)"')
+    if from and (origin == '' or from == origin) then
+      local target = open(ARGV[1], from)
+      if target then
+        redis.call('LREM', key, 1, message)
+        redis.call('HDEL', source.deliveries, id)
+        redis.call('HDEL', target.deliveries, id)
+        pushReady(target, string.format('{"id":"%s","ts":%d,%s', id, now, withoutDeadLetter(rest)))
+        count(target, 'redriven')
+        event('Redriven', from, id, 0, source.name)
+        moved = moved + 1
+      end
+    end
+  end
+  if source.type == 'priority' and redis.call('LLEN', key) == 0 then
+    redis.call('ZREM', source.prios, string.match(key, ':(-?%d+)$'))
+  end
+end
+return {moved, EVENTS}
