@@ -77,6 +77,14 @@ int ConnectionPool::readyCount() const
                              [](const RedisConnection *c) { return c->state() == RedisConnection::State::Ready; }));
 }
 
+int ConnectionPool::commandsInFlight() const
+{
+    int count = int(m_waiting.size());
+    for (const RedisConnection *connection : m_connections)
+        count += connection->waitingCommands();
+    return count;
+}
+
 RedisConnection *ConnectionPool::pick(quint32 routingKey) const
 {
     const std::size_t count = m_connections.size();

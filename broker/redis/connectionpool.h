@@ -46,6 +46,8 @@ public:
     int size() const { return int(m_connections.size()); }
     int readyCount() const;
     int waitingCommands() const { return int(m_waiting.size()); }
+    // Commands sent or waiting for a connection whose outcome is not known yet.
+    int commandsInFlight() const;
     qint64 reconnects() const { return m_reconnects; }
     QString lastError() const { return m_lastError; } // why a connection was last lost; safe to show
     const ConnectionOptions &connectionOptions() const { return m_connection; }

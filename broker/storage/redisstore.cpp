@@ -112,6 +112,9 @@ struct RedisStore::Scripts
     Script browse = loadScript("browse");
     Script purge = loadScript("purge");
     Script redrive = loadScript("redrive");
+    Script streamConsume = loadScript("stream_consume");
+    Script streamSettle = loadScript("stream_settle");
+    Script streamMaintain = loadScript("stream_maintain");
 };
 
 Result<void> redisReplyError(const RedisReply &reply)
@@ -129,6 +132,9 @@ Result<void> redisReplyError(const RedisReply &reply)
         return StoreErrors::messageNotFound();
     if (code == "STALE_RECEIPT")
         return StoreErrors::staleReceipt();
+    if (code == "AMBIGUOUS")
+        return Error{ErrorCode::InvalidArgument,
+                     QStringLiteral("The message is pending in several consumer groups: give its receipt or group")};
     if (code == "WRONG_KIND")
         return Error{ErrorCode::Conflict, QStringLiteral("The queue was replaced by another broker; try again")};
     return Error{ErrorCode::Internal, QStringLiteral("Redis error: %1").arg(QString::fromUtf8(reply.string))};
@@ -439,41 +445,53 @@ void RedisStore::publish(const QString &name, const QList<NewMessage> &messages,
 
 void RedisStore::consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done)
 {
-    // A waiting consumer that went away takes nothing.
-    if (request.stillWanted && !request.stillWanted())
-        return done(QList<Message>{});
-    QByteArrayList args{QByteArray::number(request.count), request.acknowledge ? "1" : "0",
-                        QByteArray::number(request.visibilityTimeoutMs)};
-    if (!request.acknowledge) {
-        for (int i = 0; i < request.count; ++i)
-            args << newReceipt().toLatin1();
-    }
-    run(m_script->consume, name, std::move(args), Retry::Never,
-        [this, name, request, done = std::move(done)](Result<RedisReply> reply) {
-            if (!reply)
-                return done(reply.error());
-            QList<Message> delivered;
-            delivered.reserve(reply->elements.size());
-            for (const RedisReply &item : reply->elements) {
-                Message message;
-                if (!RedisMessage::decode(item.elements.value(0).string, name, message)) {
-                    qCWarning(lcStorage) << "Redis queue" << name << "holds a message this broker cannot read";
-                    continue;
+    withKind(name, [this, name, request, done = std::move(done)](Result<QueueKind> kind) mutable {
+        if (!kind)
+            return done(kind.error());
+        // A waiting consumer that went away takes nothing.
+        if (request.stillWanted && !request.stillWanted())
+            return done(QList<Message>{});
+        const bool stream = *kind == QueueKind::Stream;
+        const QString group = request.group.isEmpty() ? QStringLiteral("default") : request.group;
+        QByteArrayList args{QByteArray::number(request.count), request.acknowledge ? "1" : "0",
+                            QByteArray::number(request.visibilityTimeoutMs)};
+        if (stream)
+            args << group.toUtf8() << (request.consumer.isEmpty() ? request.user : request.consumer).toUtf8();
+        // Streams lease redelivered entries even for acknowledge=true (as the memory store does).
+        if (!request.acknowledge || stream) {
+            for (int i = 0; i < request.count; ++i)
+                args << newReceipt().toLatin1();
+        }
+        run(stream ? m_script->streamConsume : m_script->consume, name, std::move(args), Retry::Never,
+            [this, name, request, group, stream, done = std::move(done)](Result<RedisReply> reply) {
+                if (!reply)
+                    return done(reply.error());
+                QList<Message> delivered;
+                delivered.reserve(reply->elements.size());
+                for (const RedisReply &item : reply->elements) {
+                    Message message;
+                    if (!RedisMessage::decode(item.elements.value(0).string, name, message)) {
+                        qCWarning(lcStorage) << "Redis queue" << name << "holds a message this broker cannot read";
+                        continue;
+                    }
+                    message.deliveryCount = int(integerOf(item.elements.value(1)));
+                    message.receipt = QString::fromLatin1(item.elements.value(2).string);
+                    message.leaseDeadlineMs = integerOf(item.elements.value(3));
+                    if (stream)
+                        message.group = group;
+                    emitEvent(MessageEventKind::Delivered, name, message.id, message.deliveryCount, request.user,
+                              stream ? group : QString());
+                    if (message.receipt.isEmpty() && request.acknowledge)
+                        emitEvent(MessageEventKind::Acked, name, message.id, message.deliveryCount, request.user,
+                                  stream ? group : QString());
+                    delivered.append(std::move(message));
                 }
-                message.deliveryCount = int(integerOf(item.elements.value(1)));
-                message.receipt = QString::fromLatin1(item.elements.value(2).string);
-                message.leaseDeadlineMs = integerOf(item.elements.value(3));
-                emitEvent(MessageEventKind::Delivered, name, message.id, message.deliveryCount, request.user);
-                if (request.acknowledge)
-                    emitEvent(MessageEventKind::Acked, name, message.id, message.deliveryCount, request.user);
-                delivered.append(std::move(message));
-            }
-            done(std::move(delivered));
-        });
+                done(std::move(delivered));
+            });
+    });
 }
 
-void RedisStore::settle(const QString &name, const MessageRef &ref, const char *action, qint64 ms,
-                        std::function<void(Result<RedisReply>)> done)
+void RedisStore::settle(const QString &name, const MessageRef &ref, const char *action, qint64 ms, ScriptDone done)
 {
     if (!MessageId::parse(ref.id))
         return done(StoreErrors::messageNotFound());
@@ -481,9 +499,19 @@ void RedisStore::settle(const QString &name, const MessageRef &ref, const char *
         if (const Result<quint64> receipt = StoreErrors::parseReceipt(ref.receipt); !receipt)
             return done(receipt.error());
     }
-    run(m_script->settle, name,
-        {QByteArray(action), ref.id.toLatin1(), ref.receipt.toLatin1().toLower(), QByteArray::number(ms)},
-        Retry::Never, std::move(done), ref.user);
+    withKind(name, [this, name, ref, action, ms, done = std::move(done)](Result<QueueKind> kind) mutable {
+        if (!kind)
+            return done(kind.error());
+        QByteArrayList args{QByteArray(action), ref.id.toLatin1(), ref.receipt.toLatin1().toLower()};
+        const bool stream = *kind == QueueKind::Stream;
+        if (stream)
+            args << ref.group.toUtf8();
+        args << QByteArray::number(ms);
+        if (stream)
+            args << newReceipt().toLatin1();
+        run(stream ? m_script->streamSettle : m_script->settle, name, std::move(args), Retry::Never, std::move(done),
+            ref.user);
+    });
 }
 
 void RedisStore::ack(const QString &name, const MessageRef &ref, Completion<void> done)
@@ -562,17 +590,22 @@ void RedisStore::runMaintenance(Completion<qint64> done)
     auto gather = std::make_shared<Gather>();
     forEachQueue(
         [this, gather](const QString &name, std::function<void(Result<QueueInfo>)> next) {
-            run(m_script->maintain, name, {QByteArray::number(m_options.maintenanceBatch)}, Retry::Never,
-                [this, name, gather, next = std::move(next)](Result<RedisReply> reply) {
-                    if (!reply)
-                        return next(reply.error());
-                    const qint64 due = integerOf(reply->elements.value(0));
-                    if (due != 0 && (gather->next == 0 || due < gather->next))
-                        gather->next = due;
-                    if (integerOf(reply->elements.value(1)) == 1 && m_listener)
-                        m_listener->messagesAvailable(name);
-                    next(QueueInfo{});
-                });
+            withKind(name, [this, name, gather, next = std::move(next)](Result<QueueKind> kind) mutable {
+                if (!kind)
+                    return next(kind.error());
+                const Script &script = *kind == QueueKind::Stream ? m_script->streamMaintain : m_script->maintain;
+                run(script, name, {QByteArray::number(m_options.maintenanceBatch)}, Retry::Never,
+                    [this, name, gather, next = std::move(next)](Result<RedisReply> reply) {
+                        if (!reply)
+                            return next(reply.error());
+                        const qint64 due = integerOf(reply->elements.value(0));
+                        if (due != 0 && (gather->next == 0 || due < gather->next))
+                            gather->next = due;
+                        if (integerOf(reply->elements.value(1)) == 1 && m_listener)
+                            m_listener->messagesAvailable(name);
+                        next(QueueInfo{});
+                    });
+            });
         },
         [gather, done = std::move(done)](Result<QList<QueueInfo>> all) {
             if (!all)

@@ -1,9 +1,9 @@
--- KEYS: meta, ready   ARGV: prefix, queue, offset, limit
+-- KEYS: meta   ARGV: prefix, queue, now, offset, limit
 -- Replies {total ready, {message, deliveries}...} in delivery order.
 local q = open(ARGV[1], ARGV[2])
 if not q then return notFound() end
-local offset = tonumber(ARGV[3])
-local limit = tonumber(ARGV[4])
+local offset = tonumber(ARGV[4])
+local limit = tonumber(ARGV[5])
 local out = {}
 if q.type == 'stream' then
   local total = redis.call('XLEN', q.stream)

@@ -4,10 +4,13 @@ local q = open(ARGV[1], ARGV[2])
 if not q then return notFound() end
 local held
 if q.type == 'stream' then held = redis.call('XLEN', q.stream) else held = size(q) end
-local keys = {q.meta, q.prios, q.delayed, q.leases, q.deadlines, q.deliveries, q.stream}
+local keys = {q.meta, q.prios, q.delayed, q.leases, q.deadlines, q.deliveries, q.stream, q.ids}
 for _, key in ipairs(readyLists(q)) do keys[#keys + 1] = key end
 if q.type == 'stream' then
-  for _, group in ipairs(redis.call('HKEYS', q.groupPrefix .. 'names')) do keys[#keys + 1] = q.groupPrefix .. group end
+  for _, group in ipairs(groupNames(q)) do
+    keys[#keys + 1] = q.groupPrefix .. group
+    keys[#keys + 1] = q.deadlinePrefix .. group
+  end
   keys[#keys + 1] = q.groupPrefix .. 'names'
 end
 redis.call('DEL', unpack(keys))

@@ -10,7 +10,11 @@
 --   P{Q}:deadlines   ZSET   id scored by lease deadline (ms)
 --   P{Q}:deliveries  HASH   id -> deliveries so far, while the message is in the queue
 --   P{Q}:stream      STREAM stream queues: field "m" holds the message; consumer groups as Redis has them
---   P{Q}:g:<group>   HASH   stream queues: entry id -> receipt .. ":" .. deadline, for entries on a lease
+--   P{Q}:ids         HASH   stream queues: message id -> stream entry id, while the entry is in the stream
+--   P{Q}:g:names     HASH   stream queues: the consumer groups made so far
+--   P{Q}:g:<group>   HASH   stream queues: entry id -> receipt, for pending entries on a lease; a pending
+--                           entry without one is claimable (its lease ran out or it was nacked)
+--   P{Q}:gd:<group>  ZSET   stream queues: entry id scored by lease deadline (ms)
 --   Pqueues          SET    names of all queues (the registry; never KEYS)
 --
 -- A message is compact JSON that always begins {"id":"<id>","ts":<ms>, -- ts starts its TTL --
@@ -53,7 +57,7 @@ local function open(prefix, name)
     visibilityMs = tonumber(f[4]) * 1000, maxDeliveries = tonumber(f[5]), dlq = f[6] or '',
     meta = base .. 'meta', ready = base .. 'ready', prios = base .. 'prios', delayed = base .. 'delayed',
     leases = base .. 'leases', deadlines = base .. 'deadlines', deliveries = base .. 'deliveries',
-    stream = base .. 'stream', groupPrefix = base .. 'g:',
+    stream = base .. 'stream', ids = base .. 'ids', groupPrefix = base .. 'g:', deadlinePrefix = base .. 'gd:',
   }
 end
 
@@ -79,7 +83,8 @@ local function pushReady(q, message)      -- at the back of the line
     redis.call('LPUSH', q.ready .. ':' .. p, message)
     redis.call('ZADD', q.prios, p, p)
   elseif q.type == 'stream' then
-    redis.call('XADD', q.stream, '*', 'm', message)
+    local entry = redis.call('XADD', q.stream, '*', 'm', message)
+    redis.call('HSET', q.ids, (parse(message)), entry)
   else
     redis.call('LPUSH', q.ready, message)
   end
@@ -130,9 +135,9 @@ end
 -- Hands a message the queue gives up on to its dead-letter queue (created with defaults when
 -- missing), or drops it (counted) when there is none. Dead-letter queues take messages beyond
 -- max_size: refusing would lose them.
-local function deadLetter(q, message, reason, nowMs)
+local function deadLetter(q, message, reason, nowMs, streamDeliveries)
   local id = parse(message)
-  local deliveries = tonumber(redis.call('HGET', q.deliveries, id) or '0')
+  local deliveries = streamDeliveries or tonumber(redis.call('HGET', q.deliveries, id) or '0')
   redis.call('HDEL', q.deliveries, id)
   if q.dlq == '' then
     count(q, 'dropped')
@@ -166,6 +171,69 @@ end
 local function isExpired(q, message, nowMs)
   local _, ts = parse(message)
   return ts + q.ttlMs <= nowMs
+end
+
+-- Stream queues ---------------------------------------------------------------------------------
+
+local function groupNames(q) return redis.call('HKEYS', q.groupPrefix .. 'names') end
+
+-- Deliveries of a pending entry so far (Redis counts them in the group's pending entries list);
+-- nil when the entry is not pending in the group.
+local function pendingDeliveries(q, group, entry)
+  local p = redis.call('XPENDING', q.stream, group, entry, entry, 1)
+  if #p == 0 then return nil end
+  return tonumber(p[1][4])
+end
+
+local function forgetPending(q, group, entry)
+  redis.call('XACK', q.stream, group, entry)
+  redis.call('HDEL', q.groupPrefix .. group, entry)
+  redis.call('ZREM', q.deadlinePrefix .. group, entry)
+end
+
+local function entryMessage(q, entry)
+  local e = redis.call('XRANGE', q.stream, entry, entry)
+  if #e == 0 then return nil end
+  return e[1][2][2]
+end
+
+-- Removes an entry from the stream and from every group.
+local function removeEntry(q, entry, message)
+  redis.call('XDEL', q.stream, entry)
+  redis.call('HDEL', q.ids, (parse(message)))
+  for _, group in ipairs(groupNames(q)) do forgetPending(q, group, entry) end
+end
+
+local function entryBefore(a, b) -- stream ids "ms-seq"
+  local am, as = string.match(a, '^(%d+)-(%d+)$')
+  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
+  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
+  return am < bm or (am == bm and as < bs)
+end
+
+-- Entries every group has been given and has acknowledged are done: they leave the stream. Without
+-- any group nothing is done with, so entries wait (max_size refuses publishes meanwhile).
+local function trimStream(q, limit)
+  if redis.call('EXISTS', q.stream) == 0 then return end
+  local groups = redis.call('XINFO', 'GROUPS', q.stream)
+  if #groups == 0 then return end
+  -- Per group, the end of what it is done with: everything before its oldest pending entry
+  -- (exclusive), or else everything it was given (inclusive). The stream keeps what any group needs.
+  local bound, exclusive = nil, false
+  for _, g in ipairs(groups) do
+    local info = {}
+    for i = 1, #g, 2 do info[g[i]] = g[i + 1] end
+    local id, excl = info['last-delivered-id'], false
+    local pending = redis.call('XPENDING', q.stream, info['name'], '-', '+', 1)
+    if #pending > 0 then id, excl = pending[1][1], true end
+    if bound == nil or entryBefore(id, bound) or (id == bound and excl) then bound, exclusive = id, excl end
+  end
+  if bound == '0-0' then return end
+  local done = redis.call('XRANGE', q.stream, '-', (exclusive and '(' or '') .. bound, 'COUNT', limit or 1000)
+  for _, e in ipairs(done) do
+    redis.call('XDEL', q.stream, e[1])
+    redis.call('HDEL', q.ids, (parse(e[2][2])))
+  end
 end
 
 local function notFound() return redis.error_reply('QUEUE_NOT_FOUND queue not found') end

@@ -3,11 +3,14 @@
 local q = open(ARGV[1], ARGV[2])
 if not q then return notFound() end
 if q.type == 'stream' then
+  -- Groups are made again at the end of the emptied stream: nothing pending, nothing to read.
   local n = redis.call('XLEN', q.stream)
   redis.call('XTRIM', q.stream, 'MAXLEN', 0)
-  for _, group in ipairs(redis.call('HKEYS', q.groupPrefix .. 'names')) do
-    redis.call('DEL', q.groupPrefix .. group)
-    redis.call('XGROUP', 'SETID', q.stream, group, '$')
+  redis.call('DEL', q.ids)
+  for _, group in ipairs(groupNames(q)) do
+    redis.call('DEL', q.groupPrefix .. group, q.deadlinePrefix .. group)
+    redis.call('XGROUP', 'DESTROY', q.stream, group)
+    redis.call('XGROUP', 'CREATE', q.stream, group, '$', 'MKSTREAM')
   end
   return {n, EVENTS}
 end

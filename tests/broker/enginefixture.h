@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// A broker on the memory store with a hand-driven clock, and synchronous helpers: the memory
-// store completes every operation before returning, which each helper checks.
+// A broker with a hand-driven clock, and synchronous helpers: on the memory store every operation
+// completes before it returns (which each helper checks); on the Redis store (BROKER_TEST_STORE=redis)
+// the helpers run the event loop until the reply is in.
 
 #include "core/clock.h"
 #include "engine/messagebroker.h"
 #include "engine/queuetyperegistry.h"
 #include "errors/errormanager.h"
-#include "storage/memorystore.h"
+#include "../support/teststore.h"
 
 #include <QJsonDocument>
 #include <QTest>
@@ -28,8 +29,14 @@ public:
     bool done() const { return m_result.has_value(); }
     Result<T> take()
     {
+        if (testingRedis()) {
+            QElapsedTimer timer;
+            timer.start();
+            while (!m_result && timer.elapsed() < 10'000)
+                QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+        }
         if (!m_result)
-            qFatal("the operation did not complete synchronously");
+            qFatal("the operation did not complete");
         return std::move(*m_result);
     }
 
@@ -50,7 +57,7 @@ inline QByteArray json(const QJsonObject &object)
 struct EngineFixture
 {
     explicit EngineFixture(EngineOptions options = {})
-        : errors(clock), store(types, clock), broker(store, types, clock, options, &errors)
+        : errors(clock), store(makeTestStore(types, clock)), broker(*store, types, clock, options, &errors)
     {
     }
 
@@ -144,13 +151,18 @@ struct EngineFixture
     void advance(qint64 ms)
     {
         clock.advanceMs(ms);
+        maintain();
+    }
+    void maintain()
+    {
         broker.runMaintenance();
+        waitForStore(*store);
     }
 
     ManualClock clock;
     QueueTypeRegistry types;
     ErrorManager errors;
-    MemoryStore store;
+    std::unique_ptr<QueueStore> store;
     MessageBroker broker;
 };
 

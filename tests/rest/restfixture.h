@@ -10,10 +10,7 @@
 #include "rest/restserver.h"
 #include "security/accesspolicy.h"
 #include "security/userdirectory.h"
-#include "storage/memorystore.h"
-#include "storage/redisstore.h"
-
-#include "../support/redisserver.h"
+#include "../support/teststore.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -125,28 +122,6 @@ private:
 inline const QByteArray AdminKey = "admin-secret-key-0001";
 inline const QByteArray PublisherKey = "publisher-secret-key-0002";
 inline const QByteArray ConsumerKey = "consumer-secret-key-0003";
-
-// The store the REST tests run against: the memory store, or — when BROKER_TEST_STORE=redis — a
-// Redis store on a redis-server this process starts once (emptied for every fixture).
-inline std::unique_ptr<QueueStore> makeTestStore(const QueueTypeCatalog &types, const Clock &clock)
-{
-    if (qEnvironmentVariable("BROKER_TEST_STORE") != QLatin1StringView("redis"))
-        return std::make_unique<MemoryStore>(types, clock);
-    static RedisServer server;
-    if (server.port() == 0 && !server.start())
-        qFatal("cannot start redis-server: %s", qPrintable(server.errorString()));
-    server.cli({"FLUSHALL"});
-    RedisStoreOptions options;
-    options.connection.port = server.port();
-    options.pool.size = 2;
-    auto store = std::make_unique<RedisStore>(options, types, clock);
-    store->start();
-    QElapsedTimer timer;
-    timer.start();
-    while (store->pool().readyCount() < 2 && timer.elapsed() < 5000)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-    return store;
-}
 
 struct RestFixture
 {

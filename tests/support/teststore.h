@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The store a test suite runs against: the memory store, or — when BROKER_TEST_STORE=redis — a
+// Redis store on a redis-server this process starts once on a free loopback port and empties
+// for every new store. Suites registered twice in CMake prove both backends keep one contract.
+
+#include "storage/memorystore.h"
+#include "storage/redisstore.h"
+
+#include "redisserver.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+
+#include <memory>
+
+namespace Broker::Testing {
+
+inline bool testingRedis()
+{
+    return qEnvironmentVariable("BROKER_TEST_STORE") == QLatin1StringView("redis");
+}
+
+inline std::unique_ptr<QueueStore> makeTestStore(const QueueTypeCatalog &types, const Clock &clock)
+{
+    if (!testingRedis())
+        return std::make_unique<MemoryStore>(types, clock);
+    static RedisServer server;
+    if (server.port() == 0 && !server.start())
+        qFatal("cannot start redis-server: %s", qPrintable(server.errorString()));
+    server.cli({QStringLiteral("FLUSHALL")});
+    RedisStoreOptions options;
+    options.connection.port = server.port();
+    options.pool.size = 2;
+    auto store = std::make_unique<RedisStore>(options, types, clock);
+    store->start();
+    QElapsedTimer timer;
+    timer.start();
+    while (store->pool().readyCount() < options.pool.size && timer.elapsed() < 5000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+    return store;
+}
+
+// Runs the event loop until `store` has no command in flight (at most `timeoutMs`). Stores that
+// complete at once are always idle.
+inline void waitForStore(const QueueStore &store, int timeoutMs = 5000)
+{
+    const auto *redis = dynamic_cast<const RedisStore *>(&store);
+    if (!redis)
+        return;
+    QElapsedTimer timer;
+    timer.start();
+    do {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    } while (redis->pool().commandsInFlight() > 0 && timer.elapsed() < timeoutMs);
+}
+
+} // namespace Broker::Testing
