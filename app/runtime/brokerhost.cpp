@@ -6,6 +6,7 @@
 #include "errors/logging.h"
 #include "storage/journaledstore.h"
 #include "storage/memorystore.h"
+#include "storage/redisstore.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -50,8 +51,52 @@ Rest::RestOptions restOptionsFrom(const BrokerConfig &config)
 
 BrokerHost::BrokerHost(QObject *parent) : QObject(parent) {}
 
+Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfig &config, const QString &usersPath)
+{
+    const BrokerConfig::Redis &redis = config.storage.redis;
+    if (redis.tls)
+        return Error{ErrorCode::InvalidArgument,
+                     QStringLiteral("storage.redis.tls: this build's hiredis (0.14) cannot speak TLS; reach Redis "
+                                    "over a private network or through a TLS tunnel (stunnel, spiped)")};
+    RedisStoreOptions options;
+    options.connection.host = redis.host;
+    options.connection.port = redis.port;
+    options.connection.password = redis.password;
+    options.connection.database = redis.database;
+    options.connection.connectTimeoutMs = redis.connectTimeoutMs;
+    options.connection.commandTimeoutMs = redis.commandTimeoutMs;
+    options.pool.size = redis.poolSize;
+    options.pool.waitTimeoutMs = redis.poolWaitTimeoutMs;
+    options.keyPrefix = redis.keyPrefix;
+    options.breaker.failureThreshold = redis.breakerFailures;
+    options.breaker.openMs = qint64(redis.breakerOpenSeconds) * 1000;
+    auto store = std::make_unique<RedisStore>(options, m_types, m_clock);
+    if (redis.spool) {
+        const QString path = redis.spoolPath.isEmpty()
+            ? QFileInfo(usersPath).absoluteDir().filePath(QStringLiteral("redis-spool"))
+            : QFileInfo(redis.spoolPath).absoluteFilePath();
+        Result<std::unique_ptr<PublishSpool>> spool = PublishSpool::open(path);
+        if (!spool)
+            return spool.error();
+        store->setSpool(std::move(spool.value()));
+    }
+    store->start();
+    // The password never reaches the log.
+    qCInfo(lcStorage).noquote() << QStringLiteral("redis %1:%2 db %3, prefix \"%4\", pool %5%6")
+                                       .arg(redis.host)
+                                       .arg(redis.port)
+                                       .arg(redis.database)
+                                       .arg(redis.keyPrefix)
+                                       .arg(redis.poolSize)
+                                       .arg(store->spool() ? QStringLiteral(", publish spool ") + store->spool()->path()
+                                                           : QString());
+    return std::unique_ptr<QueueStore>(std::move(store));
+}
+
 Result<std::unique_ptr<QueueStore>> BrokerHost::openStore(const BrokerConfig &config, const QString &usersPath)
 {
+    if (config.storage.backend == QLatin1StringView("redis"))
+        return openRedisStore(config, usersPath);
     const BrokerConfig::Journal &journal = config.storage.journal;
     if (!journal.enabled)
         return std::unique_ptr<QueueStore>(std::make_unique<MemoryStore>(m_types, m_clock));
@@ -104,10 +149,6 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     }
     if (const Result<void> env = ConfigLoader::applyEnvironment(m_config, QProcessEnvironment::systemEnvironment()); !env)
         return env;
-    if (m_config.storage.backend != QLatin1StringView("memory"))
-        return Error{ErrorCode::InvalidArgument,
-                     QStringLiteral("storage.backend '%1' is not available in this build (use memory)")
-                         .arg(m_config.storage.backend)};
 
     m_policy = AccessPolicy{};
     for (const auto &[name, permissions] : m_config.security.roles) {

@@ -81,6 +81,7 @@ Q_SIGNALS:
 
 private:
     Result<std::unique_ptr<QueueStore>> openStore(const BrokerConfig &config, const QString &usersPath);
+    Result<std::unique_ptr<QueueStore>> openRedisStore(const BrokerConfig &config, const QString &usersPath);
 
     SystemClock m_clock;
     StartStage m_failedStage = StartStage::Config;

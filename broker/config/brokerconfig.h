@@ -31,6 +31,11 @@ struct BrokerConfig
         int poolSize = 4;
         int connectTimeoutMs = 2000;
         int commandTimeoutMs = 2000;
+        int poolWaitTimeoutMs = 1000;  // how long a command waits for a connection while none is up
+        int breakerFailures = 5;       // consecutive failures to reach Redis that open the breaker
+        int breakerOpenSeconds = 30;   // how long it stays open before a probe
+        bool spool = true;             // take publishes into a local journal while Redis is out of reach
+        QString spoolPath;             // empty: "redis-spool" next to the users file
     };
     struct Journal
     {

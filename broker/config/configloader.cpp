@@ -36,6 +36,11 @@ void readStorage(YamlSection section, BrokerConfig::Storage &storage)
     redis.integer("pool_size", storage.redis.poolSize, 1, 256);
     redis.integer("connect_timeout_ms", storage.redis.connectTimeoutMs, 1, 600'000);
     redis.integer("command_timeout_ms", storage.redis.commandTimeoutMs, 1, 600'000);
+    redis.integer("pool_wait_timeout_ms", storage.redis.poolWaitTimeoutMs, 0, 600'000);
+    redis.integer("breaker_failures", storage.redis.breakerFailures, 1, 1000);
+    redis.integer("breaker_open_seconds", storage.redis.breakerOpenSeconds, 1, 3600);
+    redis.boolean("spool", storage.redis.spool);
+    redis.string("spool_path", storage.redis.spoolPath);
     redis.finish();
 
     YamlSection memory = section.section("memory");

@@ -13,6 +13,21 @@ namespace Broker {
 enum class HealthStatus { Healthy, Degraded, Unhealthy };
 const char *healthStatusName(HealthStatus status);
 
+// How the storage backend is doing beyond healthy or not. The memory store leaves it empty; the
+// Redis store fills in its circuit breaker, connection pool and publish spool.
+struct StoreStatus
+{
+    QString breaker;             // "closed", "open", "half_open"; empty: the backend has none
+    qint64 breakerOpened = 0;    // times the breaker opened since start
+    qint64 breakerRetryAtMs = 0; // while open: when the next probe may go out
+    int connectionsReady = 0;
+    int connections = 0;         // 0: the backend keeps no connections
+    qint64 reconnects = 0;
+    qint64 spooledMessages = 0;  // accepted while the backend was out of reach, not yet delivered to it
+    qint64 scriptReloads = 0;    // scripts Redis had forgotten (restart, SCRIPT FLUSH) and got again
+    QString lastError;           // why the backend was last out of reach; safe to show
+};
+
 // Everything a UI or the API needs to draw the broker at one instant, as plain values. Taken in
 // the engine's thread and safe to hand to any other thread.
 struct BrokerSnapshot
@@ -21,6 +36,7 @@ struct BrokerSnapshot
     qint64 uptimeSeconds = 0;
     HealthStatus health = HealthStatus::Healthy;
     QString storage;           // "memory" or "redis"
+    StoreStatus storeStatus;
     QList<QueueInfo> queues;   // sorted by name
     qint64 messagesTotal = 0;  // queued now: ready + delayed + in flight, over all queues
     qint64 messagesProcessed = 0; // acknowledged so far, over all queues

@@ -488,8 +488,13 @@ void MessageBroker::snapshot(quint64 sinceEvent, Completion<BrokerSnapshot> done
         snapshot.uptimeSeconds = uptimeSeconds();
         snapshot.storage = m_store.backendName();
         snapshot.health = m_store.health();
+        snapshot.storeStatus = m_store.status();
         if (!queues) {
-            snapshot.health = HealthStatus::Unhealthy;
+            // A store that still takes publishes (a Redis store spooling them) stays degraded.
+            if (snapshot.health == HealthStatus::Healthy)
+                snapshot.health = HealthStatus::Unhealthy;
+            if (snapshot.storeStatus.lastError.isEmpty())
+                snapshot.storeStatus.lastError = queues.error().message;
         } else {
             snapshot.queues = std::move(queues.value());
             for (QueueInfo &info : snapshot.queues) {

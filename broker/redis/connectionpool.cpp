@@ -68,7 +68,7 @@ void ConnectionPool::stop()
     std::deque<WaitingCommand> waiting;
     waiting.swap(m_waiting);
     for (WaitingCommand &command : waiting)
-        command.done(Error{ErrorCode::Unavailable, QStringLiteral("Redis connection pool stopped")});
+        command.done(Error{ErrorCode::Unavailable, QStringLiteral("Redis connection pool stopped"), NotSent});
 }
 
 int ConnectionPool::readyCount() const
@@ -105,7 +105,8 @@ void ConnectionPool::command(const QByteArrayList &args, CommandCallback done, q
     if (!m_running || m_options.waitTimeoutMs <= 0 || int(m_waiting.size()) >= m_options.maxWaitingCommands) {
         done(Error{ErrorCode::Unavailable,
                    QStringLiteral("Redis is not connected%1").arg(m_lastError.isEmpty() ? QString()
-                                                                                         : QStringLiteral(" (%1)").arg(m_lastError))});
+                                                                                         : QStringLiteral(" (%1)").arg(m_lastError)),
+                   NotSent});
         return;
     }
     m_waiting.push_back(WaitingCommand{args, std::move(done), routingKey, timeoutMs, steadyMs() + m_options.waitTimeoutMs});
@@ -153,7 +154,8 @@ void ConnectionPool::expireWaiting()
         command.done(Error{ErrorCode::Unavailable,
                            QStringLiteral("Redis is not connected: no connection within %1 ms%2")
                                .arg(m_options.waitTimeoutMs)
-                               .arg(m_lastError.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(m_lastError))});
+                               .arg(m_lastError.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(m_lastError)),
+                           NotSent});
     }
     if (!m_waiting.empty())
         m_waitTimer.start(int(std::max<qint64>(1, m_waiting.front().deadlineMs - now)));

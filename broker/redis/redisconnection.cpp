@@ -113,7 +113,7 @@ void RedisConnection::close()
 void RedisConnection::command(const QByteArrayList &args, CommandCallback done, int timeoutMs)
 {
     if (m_state != State::Ready || !m_context) {
-        done(Error{ErrorCode::Unavailable, QStringLiteral("Redis is not connected")});
+        done(Error{ErrorCode::Unavailable, QStringLiteral("Redis is not connected"), NotSent});
         return;
     }
     const int timeout = timeoutMs > 0 ? timeoutMs : m_options.commandTimeoutMs;
@@ -135,7 +135,7 @@ void RedisConnection::send(const QByteArrayList &args, Waiting *waiting)
         != REDIS_OK) {
         CommandCallback done = std::move(waiting->done);
         delete waiting;
-        done(Error{ErrorCode::Unavailable, QStringLiteral("Redis connection is closing")});
+        done(Error{ErrorCode::Unavailable, QStringLiteral("Redis connection is closing"), NotSent});
         return;
     }
     m_waiting.push_back(waiting);

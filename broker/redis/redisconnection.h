@@ -33,7 +33,9 @@ struct ConnectionOptions
 // and a retry on another connection may succeed. Redis error replies are not failures here.
 //   ErrorCode::Timeout     - no reply within the command's deadline
 //   ErrorCode::Unavailable - not connected, the connection broke, or was closed
+// A failure whose Error::detail is NotSent never left this process: the command surely did not run.
 using CommandResult = Result<RedisReply>;
+inline const QString NotSent = QStringLiteral("not sent");
 using CommandCallback = std::function<void(CommandResult)>;
 
 // One asynchronous connection to Redis, driven by the event loop of the thread that owns it.

@@ -67,6 +67,24 @@ void OperationsController::health(const ExchangePtr &exchange)
         storage.insert(QStringLiteral("status"), status);
         storage.insert(QStringLiteral("backend"), snapshot.storage);
         storage.insert(QStringLiteral("durability"), m_context.options.durability);
+        const StoreStatus &store = snapshot.storeStatus;
+        if (!store.breaker.isEmpty()) {
+            QJsonObject breaker;
+            breaker.insert(QStringLiteral("state"), store.breaker);
+            breaker.insert(QStringLiteral("opened"), store.breakerOpened);
+            if (store.breakerRetryAtMs > 0)
+                breaker.insert(QStringLiteral("retry_at"), unixSeconds(store.breakerRetryAtMs));
+            storage.insert(QStringLiteral("circuit_breaker"), breaker);
+            QJsonObject pool;
+            pool.insert(QStringLiteral("ready"), store.connectionsReady);
+            pool.insert(QStringLiteral("size"), store.connections);
+            pool.insert(QStringLiteral("reconnects"), store.reconnects);
+            storage.insert(QStringLiteral("pool"), pool);
+            storage.insert(QStringLiteral("spooled_messages"), store.spooledMessages);
+            storage.insert(QStringLiteral("script_reloads"), store.scriptReloads);
+        }
+        if (!store.lastError.isEmpty())
+            storage.insert(QStringLiteral("last_error"), store.lastError);
         QJsonObject api;
         api.insert(QStringLiteral("status"), QStringLiteral("healthy"));
         api.insert(QStringLiteral("connections"), m_server.connectionCount());
@@ -119,6 +137,29 @@ void OperationsController::metrics(const ExchangePtr &exchange)
                     s.health == HealthStatus::Healthy ? 1.0 : s.health == HealthStatus::Degraded ? 0.5 : 0.0);
         out += "# HELP brokerdesk_info Version and storage backend.\n# TYPE brokerdesk_info gauge\n"
                "brokerdesk_info{version=\"" BROKER_VERSION "\",storage=\"" + promLabel(s.storage) + "\"} 1\n";
+        if (!s.storeStatus.breaker.isEmpty()) {
+            const StoreStatus &store = s.storeStatus;
+            out += "# HELP brokerdesk_storage_breaker_state Circuit breaker of the storage backend: 1 for the state it is in.\n"
+                   "# TYPE brokerdesk_storage_breaker_state gauge\n";
+            for (const char *state : {"closed", "open", "half_open"}) {
+                out += QByteArray("brokerdesk_storage_breaker_state{state=\"") + state + "\"} "
+                    + (store.breaker == QLatin1StringView(state) ? "1\n" : "0\n");
+            }
+            out += "# HELP brokerdesk_storage_breaker_opened_total Times the circuit breaker opened.\n"
+                   "# TYPE brokerdesk_storage_breaker_opened_total counter\nbrokerdesk_storage_breaker_opened_total "
+                + QByteArray::number(store.breakerOpened) + '\n';
+            appendGauge(out, "brokerdesk_storage_connections_ready", "Connections to the backend that are up.",
+                        double(store.connectionsReady));
+            appendGauge(out, "brokerdesk_storage_connections", "Connections the pool keeps.", double(store.connections));
+            out += "# HELP brokerdesk_storage_reconnects_total Reconnection attempts of the pool.\n"
+                   "# TYPE brokerdesk_storage_reconnects_total counter\nbrokerdesk_storage_reconnects_total "
+                + QByteArray::number(store.reconnects) + '\n';
+            appendGauge(out, "brokerdesk_storage_spooled_messages",
+                        "Publishes kept in the local spool until the backend takes them.", double(store.spooledMessages));
+            out += "# HELP brokerdesk_storage_script_reloads_total Scripts the backend had forgotten and was sent again.\n"
+                   "# TYPE brokerdesk_storage_script_reloads_total counter\nbrokerdesk_storage_script_reloads_total "
+                + QByteArray::number(store.scriptReloads) + '\n';
+        }
         appendGauge(out, "brokerdesk_queues", "Queues.", double(s.queues.size()));
         appendGauge(out, "brokerdesk_messages", "Messages held over all queues (ready, delayed, in flight).",
                     double(s.messagesTotal));

@@ -51,6 +51,7 @@ public:
     virtual QString backendName() const = 0;
     // Whether the store can serve: Degraded while on a fallback, Unhealthy when it cannot.
     virtual HealthStatus health() const { return HealthStatus::Healthy; }
+    virtual StoreStatus status() const { return {}; }
     virtual void setListener(StoreListener *listener) = 0; // not owned; may be null
 
     virtual void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) = 0;

@@ -115,6 +115,7 @@ struct RedisStore::Scripts
     Script streamConsume = loadScript("stream_consume");
     Script streamSettle = loadScript("stream_settle");
     Script streamMaintain = loadScript("stream_maintain");
+    Script drain = loadScript("drain");
 };
 
 Result<void> redisReplyError(const RedisReply &reply)
@@ -147,6 +148,8 @@ RedisStore::RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types,
       m_breaker(m_options.breaker, clock), m_random(QRandomGenerator::global()->generate64())
 {
     m_node = m_random() & ((1u << NodeBits) - 1);
+    m_drainTimer.setInterval(m_options.spoolDrainIntervalMs);
+    QObject::connect(&m_drainTimer, &QTimer::timeout, [this] { drainSpool(); });
 }
 
 RedisStore::~RedisStore() = default;
@@ -163,9 +166,39 @@ void RedisStore::start()
 
 HealthStatus RedisStore::health() const
 {
-    if (m_breaker.state() != CircuitBreaker::State::Closed)
-        return HealthStatus::Unhealthy;
-    return m_pool->readyCount() > 0 ? HealthStatus::Healthy : HealthStatus::Degraded;
+    const bool reachable = m_breaker.state() == CircuitBreaker::State::Closed && m_pool->readyCount() > 0;
+    if (reachable && !(m_spool && m_spool->hasWork()))
+        return HealthStatus::Healthy;
+    // Publishes still land somewhere safe while the spool takes them.
+    if (m_spool || m_breaker.state() == CircuitBreaker::State::Closed)
+        return HealthStatus::Degraded;
+    return HealthStatus::Unhealthy;
+}
+
+StoreStatus RedisStore::status() const
+{
+    StoreStatus status;
+    status.breaker = CircuitBreaker::stateName(m_breaker.state());
+    status.breakerOpened = m_breaker.timesOpened();
+    status.breakerRetryAtMs = m_breaker.retryAtMs();
+    status.connectionsReady = m_pool->readyCount();
+    status.connections = m_pool->size();
+    status.reconnects = m_pool->reconnects();
+    status.spooledMessages = m_spool ? m_spool->messageCount() : 0;
+    status.scriptReloads = m_scripts->reloads();
+    status.lastError = m_pool->lastError();
+    return status;
+}
+
+void RedisStore::setSpool(std::unique_ptr<PublishSpool> spool)
+{
+    m_spool = std::move(spool);
+    if (m_spool && !m_spool->isEmpty()) {
+        qCInfo(lcStorage).noquote() << QStringLiteral("publish spool %1: %2 messages wait for Redis")
+                                           .arg(m_spool->path())
+                                           .arg(m_spool->messageCount());
+        m_drainTimer.start();
+    }
 }
 
 QByteArray RedisStore::key(const QString &queue, const char *part) const
@@ -220,7 +253,8 @@ void RedisStore::attempt(const Script &script, const QString &queue, const QByte
         const qint64 waitMs = std::max<qint64>(0, m_breaker.retryAtMs() - m_clock.nowMs());
         return done(Error{ErrorCode::Unavailable,
                           QStringLiteral("Redis is unavailable (circuit breaker open; next attempt in %1 s)")
-                              .arg((waitMs + 999) / 1000)});
+                              .arg((waitMs + 999) / 1000),
+                          Redis::NotSent});
     }
     const quint32 routing = quint32(qHash(queue));
     m_scripts->run(script, keys, args,
@@ -365,7 +399,8 @@ template<typename Step>
 void RedisStore::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
 {
     if (!m_breaker.allowRequest())
-        return done(Error{ErrorCode::Unavailable, QStringLiteral("Redis is unavailable (circuit breaker open)")});
+        return done(Error{ErrorCode::Unavailable, QStringLiteral("Redis is unavailable (circuit breaker open)"),
+                          Redis::NotSent});
     m_pool->command({QByteArrayLiteral("SMEMBERS"), m_options.keyPrefix.toUtf8() + "queues"},
                     [this, step, done = std::move(done)](CommandResult names) mutable {
                         if (!names) {
@@ -405,6 +440,65 @@ void RedisStore::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
                     });
 }
 
+// Publish spool --------------------------------------------------------------------------------
+
+void RedisStore::spoolPublish(const QString &name, const QByteArrayList &publishArgs, PublishResult result,
+                              const QString &publisher, Completion<PublishResult> done)
+{
+    // Only queues this broker has seen: a publish to a queue nobody knows must not be accepted.
+    if (!m_configs.contains(name)) {
+        return done(Error{ErrorCode::Unavailable,
+                          QStringLiteral("Redis is unavailable and this broker does not know queue '%1' yet").arg(name)});
+    }
+    QList<PublishSpool::Message> messages;
+    for (qsizetype i = 0; i + 1 < publishArgs.size(); i += 2)
+        messages.append({publishArgs[i].toLongLong(), publishArgs[i + 1]});
+    m_spool->append(name, std::move(messages),
+                    [this, name, publisher, result = std::move(result), done = std::move(done)](Result<void> written) mutable {
+                        if (!written)
+                            return done(written.error());
+                        for (const QString &id : std::as_const(result.messageIds))
+                            emitEvent(MessageEventKind::Published, name, id, 0, publisher, QStringLiteral("spooled"));
+                        result.queueSize = -1; // unknown until Redis has them
+                        if (!m_drainTimer.isActive())
+                            m_drainTimer.start();
+                        done(std::move(result));
+                    });
+}
+
+void RedisStore::drainSpool()
+{
+    if (m_draining || !m_spool)
+        return;
+    if (m_spool->isEmpty()) {
+        if (!m_spool->hasWork())
+            m_drainTimer.stop();
+        return;
+    }
+    const PublishSpool::Batch &batch = m_spool->front();
+    QByteArrayList args{m_spool->identity(), QByteArray::number(batch.number)};
+    for (const PublishSpool::Message &message : batch.messages)
+        args << QByteArray::number(message.dueMs) << message.stored;
+    m_draining = true;
+    const QString queue = batch.queue;
+    const qint64 count = batch.messages.size();
+    run(m_script->drain, queue, std::move(args), Retry::Never, [this, queue, count](Result<RedisReply> reply) {
+        m_draining = false;
+        if (!reply && reply.error().code != ErrorCode::QueueNotFound)
+            return; // still out of reach (the breaker decides when to try again): the batch stays
+        if (!reply)
+            qCWarning(lcStorage).noquote()
+                << QStringLiteral("publish spool: queue %1 was deleted while %2 spooled messages waited for it; "
+                                  "they are dropped")
+                       .arg(queue)
+                       .arg(count);
+        else if (m_listener)
+            m_listener->messagesAvailable(queue);
+        m_spool->drained();
+        drainSpool(); // the next batch at once
+    });
+}
+
 // Messages -------------------------------------------------------------------------------------
 
 void RedisStore::publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
@@ -428,9 +522,15 @@ void RedisStore::publish(const QString &name, const QList<NewMessage> &messages,
             args << QByteArray::number(message.delayMs > 0 ? now + message.delayMs : 0)
                  << RedisMessage::encode(id, now * 1000, message, publisher);
         }
-        run(m_script->publish, name, std::move(args), Retry::Never,
-            [this, name, publisher, anyReady, result = std::move(result),
+        // Behind a spool that still holds batches, so that the order of publishes holds.
+        if (m_spool && m_spool->hasWork())
+            return spoolPublish(name, args, std::move(result), publisher, std::move(done));
+        run(m_script->publish, name, args, Retry::Never,
+            [this, name, publisher, anyReady, args, result = std::move(result),
              done = std::move(done)](Result<RedisReply> reply) mutable {
+                // It never reached Redis (not connected, breaker open): the spool takes it.
+                if (!reply && m_spool && reply.error().detail == Redis::NotSent)
+                    return spoolPublish(name, args, std::move(result), publisher, std::move(done));
                 if (!reply)
                     return done(reply.error());
                 result.queueSize = integerOf(*reply);

@@ -8,9 +8,11 @@
 #include "redis/connectionpool.h"
 #include "redis/scriptcache.h"
 #include "resilience/circuitbreaker.h"
+#include "resilience/publishspool.h"
 #include "resilience/retrypolicy.h"
 
 #include <QHash>
+#include <QTimer>
 
 #include <memory>
 #include <random>
@@ -27,6 +29,7 @@ struct RedisStoreOptions
     // Changes are not: their outcome is unknown after a timeout, and a retry could apply them twice.
     RetryPolicy readRetry{100, 2.0, 30'000, 3};
     int maintenanceBatch = 1000; // messages the reaper handles per queue, step and kind
+    int spoolDrainIntervalMs = 500; // how often a non-empty spool tries to reach Redis
 };
 
 // Queues in Redis (or Valkey), shared by every broker that uses the same server and prefix.
@@ -37,8 +40,10 @@ struct RedisStoreOptions
 //
 // Completions run in the owner's thread when the reply arrives. Failures to reach Redis (I/O,
 // timeouts, lost connections) count toward a circuit breaker; while it is open, calls fail at
-// once with Unavailable and health() is Unhealthy. Reply errors (a full queue, an unknown
-// message) are answers and never trip it.
+// once with Unavailable. Reply errors (a full queue, an unknown message) are answers and never
+// trip it. With a publish spool, publishes to queues this broker knows are taken while Redis is
+// out of reach (health Degraded), written to the spool's journal, and delivered to Redis in
+// order once it answers again; until the spool is empty, newer publishes queue up behind it.
 class RedisStore final : public QueueStore
 {
 public:
@@ -47,6 +52,10 @@ public:
 
     // Opens the connection pool. Calls made before it is ready wait up to the pool's wait timeout.
     void start();
+    // Takes publishes while Redis is out of reach (see above). Batches left from an earlier run
+    // are delivered first.
+    void setSpool(std::unique_ptr<PublishSpool> spool);
+    const PublishSpool *spool() const { return m_spool.get(); }
     const RedisStoreOptions &options() const { return m_options; }
     const CircuitBreaker &breaker() const { return m_breaker; }
     const Redis::ConnectionPool &pool() const { return *m_pool; }
@@ -54,6 +63,7 @@ public:
 
     QString backendName() const override { return QStringLiteral("redis"); }
     HealthStatus health() const override;
+    StoreStatus status() const override;
     void setListener(StoreListener *listener) override { m_listener = listener; }
 
     void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) override;
@@ -93,6 +103,10 @@ private:
     void forEachQueue(Step step, Completion<QList<QueueInfo>> done);
     void settle(const QString &name, const MessageRef &ref, const char *action, qint64 ms, ScriptDone done);
     quint64 nextSequence();
+    // `publishArgs` are the publish script's pairs of due time and stored message.
+    void spoolPublish(const QString &name, const QByteArrayList &publishArgs, PublishResult result,
+                      const QString &publisher, Completion<PublishResult> done);
+    void drainSpool();
     QString newReceipt();
 
     RedisStoreOptions m_options;
@@ -102,6 +116,9 @@ private:
     std::unique_ptr<Redis::ConnectionPool> m_pool;
     std::unique_ptr<Redis::ScriptRunner> m_scripts;
     std::unique_ptr<Scripts> m_script;
+    std::unique_ptr<PublishSpool> m_spool;
+    QTimer m_drainTimer;
+    bool m_draining = false; // a batch is on its way to Redis
     CircuitBreaker m_breaker;
     QHash<QString, QueueConfig> m_configs; // what this broker last saw; scripts check the type
     std::mt19937_64 m_random;

@@ -4,7 +4,8 @@ local q = open(ARGV[1], ARGV[2])
 if not q then return notFound() end
 local held
 if q.type == 'stream' then held = redis.call('XLEN', q.stream) else held = size(q) end
-local keys = {q.meta, q.prios, q.delayed, q.leases, q.deadlines, q.deliveries, q.stream, q.ids}
+local keys = {q.meta, q.prios, q.delayed, q.leases, q.deadlines, q.deliveries, q.stream, q.ids,
+              ARGV[1] .. '{' .. ARGV[2] .. '}:spooled'}
 for _, key in ipairs(readyLists(q)) do keys[#keys + 1] = key end
 if q.type == 'stream' then
   for _, group in ipairs(groupNames(q)) do

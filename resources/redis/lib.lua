@@ -15,7 +15,9 @@
 --   P{Q}:g:<group>   HASH   stream queues: entry id -> receipt, for pending entries on a lease; a pending
 --                           entry without one is claimable (its lease ran out or it was nacked)
 --   P{Q}:gd:<group>  ZSET   stream queues: entry id scored by lease deadline (ms)
+--   P{Q}:spooled     HASH   publish spool identity -> highest batch number drained into this queue
 --   Pqueues          SET    names of all queues (the registry; never KEYS)
+--   Pnodes           STRING counter that gives each broker its node number for message ids
 --
 -- A message is compact JSON that always begins {"id":"<id>","ts":<ms>, -- ts starts its TTL --
 -- followed by an optional "dl":{...} (where and why it was dead-lettered), then "pr":<priority>,

@@ -65,8 +65,8 @@ void TestBrokerHost::failuresNameTheirStage_data()
     QTest::addColumn<QString>("error"); // after the temporary folder's path
     QTest::addRow("bad-yaml") << QByteArray("api: {port: -1}\n") << QByteArray() << int(StartStage::Config)
                               << "/broker.yaml:1:13: 'api.port' must be a whole number from 0 to 65535, not '-1'";
-    QTest::addRow("redis-not-built") << QByteArray("storage: {backend: redis}\n") << QByteArray() << int(StartStage::Config)
-                                     << "storage.backend 'redis' is not available in this build (use memory)";
+    QTest::addRow("redis-tls") << QByteArray("storage: {backend: redis, redis: {tls: true}}\n") << QByteArray("users: {}\n")
+                               << int(StartStage::Storage) << "through a TLS tunnel (stunnel, spiped)";
     QTest::addRow("bad-role") << QByteArray("security: {roles: {admin: {permissions: [x]}}}\n") << QByteArray()
                               << int(StartStage::Config) << "security.roles: The admin role cannot be redefined";
     QTest::addRow("no-users-file") << QByteArray("{}\n") << QByteArray() << int(StartStage::Users)

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "publishspool.h"
+
+#include "errors/logging.h"
+#include "storage/journalfile.h"
+
+#include <QDataStream>
+#include <QFile>
+#include <QIODevice>
+#include <QUuid>
+
+namespace Broker {
+
+namespace {
+
+enum class RecordKind : quint8 { Identity = 1, Spooled = 2, Drained = 3 };
+constexpr QDataStream::Version StreamVersion = QDataStream::Qt_6_4;
+
+QByteArray identityRecord(const QByteArray &identity, quint64 firstNumber)
+{
+    QByteArray out;
+    QDataStream stream(&out, QIODevice::WriteOnly);
+    stream.setVersion(StreamVersion);
+    stream << quint8(RecordKind::Identity) << identity << firstNumber;
+    return out;
+}
+
+} // namespace
+
+PublishSpool::PublishSpool(QString path, std::unique_ptr<JournalWriter> writer)
+    : m_path(std::move(path)), m_writer(std::move(writer))
+{
+}
+
+PublishSpool::~PublishSpool()
+{
+    if (m_writer)
+        m_writer->flushNow();
+}
+
+Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path)
+{
+    qint64 validBytes = 0;
+    QByteArray identity;
+    quint64 nextNumber = 1;
+    std::deque<Batch> batches;
+    if (QFile::exists(path)) {
+        const Result<JournalFile::ReadResult> read = JournalFile::read(path);
+        if (!read)
+            return Error{ErrorCode::Unavailable, QStringLiteral("publish spool %1: %2").arg(path, read.error().message)};
+        validBytes = read->validBytes;
+        for (const QByteArray &record : read->records) {
+            QDataStream in(record);
+            in.setVersion(StreamVersion);
+            quint8 kind = 0;
+            in >> kind;
+            switch (RecordKind(kind)) {
+            case RecordKind::Identity:
+                in >> identity >> nextNumber;
+                batches.clear();
+                break;
+            case RecordKind::Spooled: {
+                Batch batch;
+                quint32 count = 0;
+                in >> batch.number >> batch.queue >> count;
+                for (quint32 i = 0; i < count && in.status() == QDataStream::Ok; ++i) {
+                    Message message;
+                    in >> message.dueMs >> message.stored;
+                    batch.messages.append(message);
+                }
+                nextNumber = std::max(nextNumber, batch.number + 1);
+                batches.push_back(std::move(batch));
+                break;
+            }
+            case RecordKind::Drained: {
+                quint64 number = 0;
+                in >> number;
+                if (!batches.empty() && batches.front().number == number)
+                    batches.pop_front();
+                break;
+            }
+            }
+            if (in.status() != QDataStream::Ok)
+                return Error{ErrorCode::Unavailable, QStringLiteral("publish spool %1: a record is malformed").arg(path)};
+        }
+    }
+    if (identity.isEmpty())
+        validBytes = 0; // no identity yet: start the file over
+    Result<std::unique_ptr<JournalWriter>> writer = JournalWriter::open(path, JournalWriter::Fsync::Always, validBytes);
+    if (!writer)
+        return writer.error();
+    std::unique_ptr<PublishSpool> spool(new PublishSpool(path, std::move(writer.value())));
+    if (identity.isEmpty()) {
+        if (const Result<void> fresh = spool->startOver(); !fresh)
+            return fresh.error();
+    } else {
+        spool->m_identity = identity;
+        spool->m_nextNumber = nextNumber;
+        spool->m_batches = std::move(batches);
+        for (const Batch &batch : spool->m_batches)
+            spool->m_messages += batch.messages.size();
+    }
+    return spool;
+}
+
+Result<void> PublishSpool::startOver()
+{
+    // A new identity: the backend keeps no high-water mark for it, so numbering can restart.
+    m_writer.reset();
+    Result<std::unique_ptr<JournalWriter>> writer = JournalWriter::open(m_path, JournalWriter::Fsync::Always, 0);
+    if (!writer)
+        return writer.error();
+    m_writer = std::move(writer.value());
+    m_identity = QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
+    m_nextNumber = 1;
+    m_writer->append(identityRecord(m_identity, m_nextNumber), [](Result<void>) {});
+    m_writer->flushNow();
+    return {};
+}
+
+void PublishSpool::append(const QString &queue, QList<Message> messages, std::function<void(Result<void>)> done)
+{
+    if (!m_writer)
+        return done(Error{ErrorCode::Unavailable, QStringLiteral("publish spool %1 cannot be written").arg(m_path)});
+    Batch batch{m_nextNumber++, queue, std::move(messages)};
+    QByteArray record;
+    QDataStream out(&record, QIODevice::WriteOnly);
+    out.setVersion(StreamVersion);
+    out << quint8(RecordKind::Spooled) << batch.number << batch.queue << quint32(batch.messages.size());
+    for (const Message &message : std::as_const(batch.messages))
+        out << message.dueMs << message.stored;
+    // In the spool (and drainable) only once it is on disk: what a crash could lose is never drained.
+    ++m_writing;
+    m_writer->append(record, [this, batch = std::move(batch), done = std::move(done)](Result<void> written) mutable {
+        --m_writing;
+        if (written) {
+            m_messages += batch.messages.size();
+            m_batches.push_back(std::move(batch));
+        }
+        done(std::move(written));
+    });
+}
+
+void PublishSpool::drained()
+{
+    if (m_batches.empty())
+        return;
+    const quint64 number = m_batches.front().number;
+    m_messages -= m_batches.front().messages.size();
+    m_batches.pop_front();
+    if (m_batches.empty() && m_writing == 0) {
+        // Nothing waits: start the file over rather than let it grow. A crash before the fresh
+        // identity is written leaves the old records, which replay to an empty spool as well.
+        if (const Result<void> fresh = startOver(); !fresh)
+            qCWarning(lcStorage).noquote() << "publish spool:" << fresh.error().message;
+        return;
+    }
+    if (!m_writer)
+        return;
+    QByteArray record;
+    QDataStream out(&record, QIODevice::WriteOnly);
+    out.setVersion(StreamVersion);
+    out << quint8(RecordKind::Drained) << number;
+    m_writer->append(record, [](Result<void>) {});
+}
+
+} // namespace Broker
