@@ -259,15 +259,17 @@ void RedisStore::attempt(const Script &script, const QString &queue, const QByte
     const quint32 routing = quint32(qHash(queue));
     m_scripts->run(script, keys, args,
                    [this, &script, queue, keys, args, retry, attemptNumber, done = std::move(done)](CommandResult result) mutable {
-                       if (result) {
+                       const CircuitBreaker::State before = m_breaker.state();
+                       if (result)
                            m_breaker.recordSuccess();
+                       else
+                           m_breaker.recordFailure();
+                       logBreakerChange(before, result ? QString() : result.error().message);
+                       if (result)
                            return done(std::move(result));
-                       }
-                       m_breaker.recordFailure();
-                       if (retry == Retry::Never || !m_options.readRetry.allowsAnotherAttempt(attemptNumber)) {
-                           qCWarning(lcStorage) << "Redis call" << script.name << "failed:" << result.error().message;
+                       qCDebug(lcStorage) << "Redis call" << script.name << "failed:" << result.error().message;
+                       if (retry == Retry::Never || !m_options.readRetry.allowsAnotherAttempt(attemptNumber))
                            return done(std::move(result));
-                       }
                        const qint64 delay = m_options.readRetry.delayMs(attemptNumber, m_random);
                        QTimer::singleShot(int(delay), m_pool.get(),
                                           [this, &script, queue, keys, args, retry, attemptNumber, done]() mutable {
@@ -275,6 +277,23 @@ void RedisStore::attempt(const Script &script, const QString &queue, const QByte
                                           });
                    },
                    routing);
+}
+
+void RedisStore::logBreakerChange(CircuitBreaker::State before, const QString &failure)
+{
+    const CircuitBreaker::State after = m_breaker.state();
+    if (after == before)
+        return;
+    if (after == CircuitBreaker::State::Open)
+        qCWarning(lcStorage).noquote() << QStringLiteral("Redis is out of reach (%1): circuit breaker open for %2 s%3")
+                                              .arg(failure)
+                                              .arg(double(m_options.breaker.openMs) / 1000.0)
+                                              .arg(m_spool ? QStringLiteral(", publishes go to the spool") : QString());
+    else if (after == CircuitBreaker::State::Closed)
+        qCInfo(lcStorage).noquote() << QStringLiteral("Redis answers again: circuit breaker closed%1")
+                                           .arg(m_spool && m_spool->hasWork()
+                                                    ? QStringLiteral(", draining %1 spooled messages").arg(m_spool->messageCount())
+                                                    : QString());
 }
 
 void RedisStore::dispatchEvents(const RedisReply &events, const QString &user)

@@ -94,6 +94,7 @@ private:
     void attempt(const Redis::Script &script, const QString &queue, const QByteArrayList &keys,
                  const QByteArrayList &args, Retry retry, int attemptNumber, ScriptDone done);
     void dispatchEvents(const Redis::RedisReply &events, const QString &user);
+    void logBreakerChange(CircuitBreaker::State before, const QString &failure);
     void emitEvent(MessageEventKind kind, const QString &queue, const QString &id, int deliveries, const QString &user,
                    const QString &detail = {});
     // The queue's kind from the cache, asking Redis when it is not cached.

@@ -92,6 +92,7 @@ public:
     }
 
     bool restart() { return start(m_extraArgs); }
+    bool isRunning() const { return m_process && m_process->state() == QProcess::Running; }
 
     quint16 port() const { return m_port; }
     QString errorString() const { return m_error; }
