@@ -39,6 +39,16 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
     m_queues = addFigure(tr("Queues"), 2, 0);
     m_messages = addFigure(tr("Messages queued"), 2, 1);
     m_processed = addFigure(tr("Messages processed"), 2, 2);
+    m_backendTitle = new QLabel(tr("Redis connection"));
+    m_backendTitle->setForegroundRole(QPalette::PlaceholderText);
+    m_backendState = new QLabel;
+    m_backendState->setObjectName(QStringLiteral("backendState"));
+    m_backendState->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_backendState->setWordWrap(true);
+    m_figures->addWidget(m_backendTitle, 4, 0, 1, 3);
+    m_figures->addWidget(m_backendState, 5, 0, 1, 3);
+    m_backendTitle->hide();
+    m_backendState->hide();
     layout->addWidget(figuresFrame);
 
     auto *endpointRow = new QHBoxLayout;
@@ -109,6 +119,33 @@ void OverviewPage::showSnapshot(const BrokerSnapshot &snapshot)
     m_messages->setText(formatCount(snapshot.messagesTotal));
     m_processed->setText(formatCount(snapshot.messagesProcessed));
     m_chart->addSample(snapshot.takenAtMs, {snapshot.rates.publish1s, snapshot.rates.consume1s});
+    showStoreStatus(snapshot.storeStatus, snapshot.takenAtMs);
+}
+
+void OverviewPage::showStoreStatus(const StoreStatus &status, qint64 nowMs)
+{
+    const bool shown = !status.breaker.isEmpty();
+    m_backendTitle->setVisible(shown);
+    m_backendState->setVisible(shown);
+    if (!shown)
+        return;
+    QString breaker;
+    if (status.breaker == QLatin1StringView("closed"))
+        breaker = statusHtml(tr("circuit breaker closed"), "#43a047");
+    else if (status.breaker == QLatin1StringView("open"))
+        breaker = statusHtml(tr("circuit breaker open, next try in %1")
+                                 .arg(formatDuration(std::max<qint64>(0, status.breakerRetryAtMs - nowMs) / 1000)),
+                             "#c62828");
+    else
+        breaker = statusHtml(tr("circuit breaker half-open (probing)"), "#ef6c00");
+    QStringList parts{breaker, tr("%1 of %2 connections up").arg(status.connectionsReady).arg(status.connections)};
+    if (status.spooledMessages > 0)
+        parts.append(tr("%1 publishes spooled until Redis answers").arg(formatCount(status.spooledMessages)));
+    if (status.breakerOpened > 0)
+        parts.append(tr("opened %n time(s)", nullptr, int(status.breakerOpened)));
+    if (status.breaker != QLatin1StringView("closed") && !status.lastError.isEmpty())
+        parts.append(status.lastError.toHtmlEscaped());
+    m_backendState->setText(parts.join(QStringLiteral(" · ")));
 }
 
 } // namespace Broker::Ui

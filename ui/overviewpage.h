@@ -24,6 +24,7 @@ public:
     void showStart(const Broker::StartReport &report);
     void showState(Broker::BrokerClient::State state);
     void showSnapshot(const Broker::BrokerSnapshot &snapshot);
+    void showStoreStatus(const Broker::StoreStatus &status, qint64 nowMs);
 
 private:
     QLabel *addFigure(const QString &caption, int row, int column);
@@ -33,6 +34,8 @@ private:
     QLabel *m_queues;
     QLabel *m_messages;
     QLabel *m_processed;
+    QLabel *m_backendTitle;
+    QLabel *m_backendState; // breaker, pool and spool of a Redis store; hidden for the memory store
     QLabel *m_storage;
     QLineEdit *m_endpoint;
     RateChart *m_chart;

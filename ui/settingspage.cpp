@@ -11,7 +11,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QStandardItemModel>
 #include <QVBoxLayout>
 
 namespace Broker::Ui {
@@ -65,10 +64,24 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     m_backend = new QComboBox;
     m_backend->setObjectName(QStringLiteral("backend"));
     m_backend->addItem(tr("memory (embedded)"), QStringLiteral("memory"));
-    m_backend->addItem(tr("Redis (not available in this build)"), QStringLiteral("redis"));
-    if (auto *items = qobject_cast<QStandardItemModel *>(m_backend->model()))
-        items->item(1)->setEnabled(false);
+    m_backend->addItem(tr("Redis (shared by several brokers)"), QStringLiteral("redis"));
     storageForm->addRow(tr("Backend"), m_backend);
+    m_redisHost = new QLineEdit;
+    m_redisHost->setObjectName(QStringLiteral("redisHost"));
+    storageForm->addRow(tr("Redis host"), m_redisHost);
+    m_redisPort = spinBox(1, 65535, QString());
+    m_redisPort->setObjectName(QStringLiteral("redisPort"));
+    m_redisPort->setGroupSeparatorShown(false);
+    storageForm->addRow(tr("Redis port"), m_redisPort);
+    m_redisDatabase = spinBox(0, 15, QString());
+    storageForm->addRow(tr("Database"), m_redisDatabase);
+    m_redisPassword = new QLineEdit;
+    m_redisPassword->setEchoMode(QLineEdit::Password);
+    m_redisPassword->setToolTip(tr("Leave empty to keep the password in force"));
+    storageForm->addRow(tr("Password"), m_redisPassword);
+    m_redisPrefix = new QLineEdit;
+    m_redisPrefix->setToolTip(tr("Every key starts with it; brokers that share queues use the same prefix"));
+    storageForm->addRow(tr("Key prefix"), m_redisPrefix);
     m_journal = new QCheckBox(tr("Keep queued messages across restarts and crashes (journal)"));
     m_journal->setObjectName(QStringLiteral("journal"));
     storageForm->addRow(QString(), m_journal);
@@ -112,7 +125,10 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     connect(m_apply, &QPushButton::clicked, this, [this] { Q_EMIT applyRequested(changes(), describeChanges()); });
     for (QSpinBox *box : {m_port, m_maxBody, m_maxMessage, m_maxConnections, m_requestsPerMinute})
         connect(box, &QSpinBox::valueChanged, this, &SettingsPage::updateState);
-    connect(m_bind, &QLineEdit::textChanged, this, &SettingsPage::updateState);
+    for (QLineEdit *edit : {m_bind, m_redisHost, m_redisPassword, m_redisPrefix})
+        connect(edit, &QLineEdit::textChanged, this, &SettingsPage::updateState);
+    for (QSpinBox *box : {m_redisPort, m_redisDatabase})
+        connect(box, &QSpinBox::valueChanged, this, &SettingsPage::updateState);
     connect(m_backend, &QComboBox::currentIndexChanged, this, &SettingsPage::updateState);
     connect(m_fsync, &QComboBox::currentIndexChanged, this, &SettingsPage::updateState);
     connect(m_journal, &QCheckBox::toggled, this, &SettingsPage::updateState);
@@ -128,6 +144,12 @@ void SettingsPage::showConfig(const BrokerConfig &config, const QString &configF
     m_bind->setText(config.api.bind);
     m_port->setValue(config.api.port);
     m_backend->setCurrentIndex(qMax(0, m_backend->findData(config.storage.backend)));
+    m_redisHost->setText(config.storage.redis.host);
+    m_redisPort->setValue(config.storage.redis.port);
+    m_redisDatabase->setValue(config.storage.redis.database);
+    m_redisPassword->clear();
+    m_redisPassword->setPlaceholderText(config.storage.redis.password.isEmpty() ? tr("none") : tr("(set; unchanged)"));
+    m_redisPrefix->setText(config.storage.redis.keyPrefix);
     m_journal->setChecked(config.storage.journal.enabled);
     m_fsync->setCurrentIndex(qMax(0, m_fsync->findData(config.storage.journal.fsync)));
     m_maxBody->setValue(int(config.api.limits.maxBodyBytes / 1024));
@@ -148,6 +170,12 @@ QList<ConfigEditor::Change> SettingsPage::changes() const
     compare("api.bind", m_bind->text().trimmed(), m_config.api.bind);
     compare("api.port", m_port->value(), m_config.api.port);
     compare("storage.backend", m_backend->currentData().toString(), m_config.storage.backend);
+    compare("storage.redis.host", m_redisHost->text().trimmed(), m_config.storage.redis.host);
+    compare("storage.redis.port", m_redisPort->value(), m_config.storage.redis.port);
+    compare("storage.redis.database", m_redisDatabase->value(), m_config.storage.redis.database);
+    if (!m_redisPassword->text().isEmpty())
+        compare("storage.redis.password", m_redisPassword->text(), m_config.storage.redis.password);
+    compare("storage.redis.key_prefix", m_redisPrefix->text(), m_config.storage.redis.keyPrefix);
     compare("storage.memory.journal.enabled", m_journal->isChecked(), m_config.storage.journal.enabled);
     compare("storage.memory.journal.fsync", m_fsync->currentData().toString(), m_config.storage.journal.fsync);
     compare("api.limits.max_body_bytes", qint64(m_maxBody->value()) * 1024, m_config.api.limits.maxBodyBytes);
@@ -168,6 +196,11 @@ QStringList SettingsPage::describeChanges() const
     line(tr("bind address"), m_config.api.bind, m_bind->text().trimmed());
     line(tr("port"), QString::number(m_config.api.port), QString::number(m_port->value()));
     line(tr("storage"), m_config.storage.backend, m_backend->currentData().toString());
+    line(tr("Redis"), QStringLiteral("%1:%2/%3").arg(m_config.storage.redis.host).arg(m_config.storage.redis.port).arg(m_config.storage.redis.database),
+         QStringLiteral("%1:%2/%3").arg(m_redisHost->text().trimmed()).arg(m_redisPort->value()).arg(m_redisDatabase->value()));
+    if (!m_redisPassword->text().isEmpty() && m_redisPassword->text() != m_config.storage.redis.password)
+        lines.append(tr("Redis password: changed")); // never shown
+    line(tr("Redis key prefix"), m_config.storage.redis.keyPrefix, m_redisPrefix->text());
     line(tr("journal"), onOff(m_config.storage.journal.enabled), onOff(m_journal->isChecked()));
     line(tr("sync to disk"), m_config.storage.journal.fsync, m_fsync->currentData().toString());
     line(tr("request body limit"), QStringLiteral("%1 KiB").arg(m_config.api.limits.maxBodyBytes / 1024),
@@ -190,11 +223,17 @@ void SettingsPage::setBusy(bool busy)
 void SettingsPage::updateState()
 {
     m_requestsPerMinute->setEnabled(m_rateLimit->isChecked());
-    m_fsync->setEnabled(m_journal->isChecked());
+    const bool redis = m_backend->currentData().toString() == QLatin1StringView("redis");
+    for (QWidget *field : std::initializer_list<QWidget *>{m_redisHost, m_redisPort, m_redisDatabase, m_redisPassword, m_redisPrefix})
+        field->setEnabled(redis);
+    m_journal->setEnabled(!redis);
+    m_fsync->setEnabled(!redis && m_journal->isChecked());
     QString problem;
     const QString bind = m_bind->text().trimmed();
     if (bind != QLatin1StringView("localhost") && QHostAddress(bind).isNull())
         problem = tr("The bind address must be an IP address such as 127.0.0.1, or localhost");
+    else if (redis && m_redisHost->text().trimmed().isEmpty())
+        problem = tr("Redis needs a host name or address");
     else if (m_maxMessage->value() > m_maxBody->value())
         problem = tr("One message cannot be larger than a whole request body");
     m_problem->setText(problem);

@@ -15,7 +15,8 @@ class QSpinBox;
 
 namespace Broker::Ui {
 
-// What an admin changes most: where the API listens, the storage backend, and the limits.
+// What an admin changes most: where the API listens, the storage backend (memory with its journal,
+// or a Redis server), and the limits.
 // Apply hands the changed settings (and a line for each, to tell the user) to whoever writes
 // the config file and restarts the broker.
 class SettingsPage : public QWidget
@@ -42,6 +43,11 @@ private:
     QLineEdit *m_bind;
     QSpinBox *m_port;
     QComboBox *m_backend;
+    QLineEdit *m_redisHost;
+    QSpinBox *m_redisPort;
+    QSpinBox *m_redisDatabase;
+    QLineEdit *m_redisPassword;
+    QLineEdit *m_redisPrefix;
     QCheckBox *m_journal;
     QComboBox *m_fsync;
     QSpinBox *m_maxBody;

@@ -14,11 +14,14 @@
 #include "ui/userspage.h"
 #include "ui/usertablemodel.h"
 
+#include "../support/redisserver.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QNetworkAccessManager>
@@ -114,6 +117,7 @@ private Q_SLOTS:
     void userMadeInTheUiIsWrittenAndWorks();
     void settingsRestartTheBroker();
     void withTheJournalQueuesSurviveARestart();
+    void settingsSwitchTheBrokerToRedis();
     void rendersEveryPage();
 };
 
@@ -312,6 +316,33 @@ void TestMainWindow::withTheJournalQueuesSurviveARestart()
     QCOMPARE(info.status, 200);
     QCOMPARE(info.json.value("message_count").toInt(), 1);
     QVERIFY(QFile::exists(m_dir.filePath("journal")));
+}
+
+void TestMainWindow::settingsSwitchTheBrokerToRedis()
+{
+    Testing::RedisServer redis;
+    QVERIFY2(redis.start(), qPrintable(redis.errorString()));
+    SettingsPage *page = m_window->settingsPage();
+    auto *backend = page->findChild<QComboBox *>("backend");
+    backend->setCurrentIndex(backend->findData("redis"));
+    page->findChild<QSpinBox *>("redisPort")->setValue(redis.port());
+    QVERIFY(page->describeChanges().contains("storage: memory → redis"));
+    clickButton(page, "Apply and restart broker");
+    QTRY_VERIFY_WITH_TIMEOUT(m_client->lastStart().storage == "redis" && m_client->state() == BrokerClient::State::Running, 10000);
+    QCOMPARE(callUntil(200, "POST", "/queues", R"({"name":"shared"})").status, 200);
+    QCOMPARE(redis.cli({"SISMEMBER", "brokerdesk:queues", "shared"}), QByteArray("1"));
+
+    // The Overview page shows the link to Redis.
+    m_window->showPage(MainWindow::Overview);
+    auto *state = m_window->findChild<QLabel *>("backendState");
+    QTRY_VERIFY(state && state->isVisible() && state->text().contains("circuit breaker closed"));
+    QVERIFY(state->text().contains("connections up"));
+
+    // Back to the memory store before the server goes away.
+    backend->setCurrentIndex(backend->findData("memory"));
+    clickButton(page, "Apply and restart broker");
+    QTRY_VERIFY_WITH_TIMEOUT(m_client->lastStart().storage == "memory" && m_client->state() == BrokerClient::State::Running, 10000);
+    QTRY_VERIFY(!state->isVisible());
 }
 
 void TestMainWindow::rendersEveryPage()
