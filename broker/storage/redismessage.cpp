@@ -2,17 +2,31 @@
 #include "redismessage.h"
 
 #include <QJsonDocument>
-#include <QJsonArray>
 #include <QJsonObject>
 
 namespace Broker::RedisMessage {
 
 namespace {
-// A JSON string literal of `text` (quotes included), as QJsonDocument writes it.
-QByteArray jsonString(const QString &text)
+// Appends `utf8` as a JSON string literal (quotes included). Bytes from 0x80 pass unchanged:
+// the input is valid UTF-8 (bodies are validated JSON text, names are validated).
+void appendJsonString(QByteArray &out, QByteArrayView utf8)
 {
-    const QByteArray array = QJsonDocument(QJsonArray{text}).toJson(QJsonDocument::Compact);
-    return array.mid(1, array.size() - 2);
+    static constexpr char Hex[] = "0123456789abcdef";
+    out += '"';
+    for (const char c : utf8) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (u < 0x20) {
+            out += "\\u00";
+            out += Hex[u >> 4];
+            out += Hex[u & 0xf];
+        } else {
+            out += c;
+        }
+    }
+    out += '"';
 }
 } // namespace
 
@@ -30,11 +44,11 @@ QByteArray encode(const QString &id, qint64 publishedUs, const NewMessage &messa
     out += ",\"t\":";
     out += QByteArray::number(publishedUs);
     out += ",\"p\":";
-    out += jsonString(publisher);
+    appendJsonString(out, publisher.toUtf8());
     out += ",\"h\":";
     out += headers;
     out += ",\"d\":";
-    out += jsonString(QString::fromUtf8(message.data));
+    appendJsonString(out, message.data);
     out += '}';
     return out;
 }

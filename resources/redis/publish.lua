@@ -7,13 +7,17 @@ local n = (#ARGV - 3) / 2
 local held
 if q.type == 'stream' then held = redis.call('XLEN', q.stream) else held = size(q) end
 if held + n > q.maxSize then return redis.error_reply('QUEUE_FULL queue is full') end
+local ready = {}
 for i = 4, #ARGV, 2 do
   local due = tonumber(ARGV[i])
   if due > now then
     redis.call('ZADD', q.delayed, due, ARGV[i + 1])
+  elseif q.type == 'list' then
+    ready[#ready + 1] = ARGV[i + 1]
   else
     pushReady(q, ARGV[i + 1])
   end
 end
+if #ready > 0 then redis.call('LPUSH', q.ready, unpack(ready)) end -- one command for the batch, in order
 count(q, 'published', n)
 return {held + n, EVENTS}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// How the Redis store writes messages: body and headers come back byte for byte, and the fields
+// its Lua scripts read without decoding are where they expect them.
+#include "storage/redismessage.h"
+
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace Broker;
+
+class TestRedisMessage : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void roundTrip_data();
+    void roundTrip();
+    void scriptsFindIdAndTtlStartFirst();
+    void foreignBytesAreRefused();
+};
+
+void TestRedisMessage::roundTrip_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("publisher");
+    QTest::addRow("number") << QByteArray("12345678901234567890") << "alice";
+    QTest::addRow("quotes-and-backslashes") << QByteArray(R"({"a":"say \"hi\" \\ there"})") << "bob";
+    QTest::addRow("escaped-control") << QByteArray(R"("tab\there\nnewline\u0001")") << "carol";
+    QTest::addRow("unicode") << QByteArray("\"z\xc3\xbcrich \xe2\x82\xac \xf0\x9f\x9a\x80\"") << "d\xc3\xa9nise";
+    QTest::addRow("nested") << QByteArray(R"({"order":{"items":[1,2.50,true,null],"note":""}})") << "svc";
+}
+
+void TestRedisMessage::roundTrip()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(QString, publisher);
+    NewMessage in;
+    in.data = body;
+    in.priority = -7;
+    in.headers = QJsonDocument::fromJson(R"({"trace":"a\"b","n":3})").object();
+    const QByteArray stored = RedisMessage::encode("msg-00000000000000ff", 1'767'225'600'123'456, in, publisher);
+    QVERIFY(QJsonDocument::fromJson(stored).isObject()); // valid JSON for any Redis tool
+    Message out;
+    QVERIFY(RedisMessage::decode(stored, "q", out));
+    QCOMPARE(out.data, body);
+    QCOMPARE(out.id, QString("msg-00000000000000ff"));
+    QCOMPARE(out.publisher, publisher);
+    QCOMPARE(out.priority, -7);
+    QCOMPARE(out.headers, in.headers);
+    QCOMPARE(out.timestamp, 1'767'225'600.123456);
+    QCOMPARE(out.queue, QString("q"));
+    QVERIFY(out.originQueue.isEmpty());
+}
+
+void TestRedisMessage::scriptsFindIdAndTtlStartFirst()
+{
+    NewMessage in;
+    in.data = "1";
+    in.priority = 4;
+    const QByteArray stored = RedisMessage::encode("msg-0000000000000001", 2'000'000'000, in, "p");
+    QVERIFY2(stored.startsWith(R"({"id":"msg-0000000000000001","ts":2000000,"pr":4,)"), stored.constData());
+    QCOMPARE(RedisMessage::idOf(stored), QString("msg-0000000000000001"));
+    // What the scripts make of a dead-lettered message reads back as one.
+    const QByteArray deadLettered = R"({"id":"msg-0000000000000001","ts":5,"dl":{"q":"orders","r":"expired","at":5000},)"
+        + stored.mid(stored.indexOf("\"pr\""));
+    Message out;
+    QVERIFY(RedisMessage::decode(deadLettered, "orders.dlq", out));
+    QCOMPARE(out.originQueue, QString("orders"));
+    QCOMPARE(out.deadLetterReason, QString("expired"));
+    QCOMPARE(out.deadLetteredAt, 5.0);
+    QCOMPARE(out.data, QByteArray("1"));
+}
+
+void TestRedisMessage::foreignBytesAreRefused()
+{
+    Message out;
+    QVERIFY(!RedisMessage::decode("not json", "q", out));
+    QVERIFY(!RedisMessage::decode(R"({"id":"x","d":{"not":"a string"}})", "q", out));
+    QVERIFY(RedisMessage::idOf("plain").isEmpty());
+}
+
+QTEST_APPLESS_MAIN(TestRedisMessage)
+#include "tst_redismessage.moc"
