@@ -72,9 +72,9 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfi
     options.breaker.openMs = qint64(redis.breakerOpenSeconds) * 1000;
     auto store = std::make_unique<RedisStore>(options, m_types, m_clock);
     if (redis.spool) {
-        const QString path = redis.spoolPath.isEmpty()
-            ? QFileInfo(usersPath).absoluteDir().filePath(QStringLiteral("redis-spool"))
-            : QFileInfo(redis.spoolPath).absoluteFilePath();
+        // Relative paths are taken from the users file's folder, where the default lives too.
+        const QString path = QFileInfo(usersPath).absoluteDir().absoluteFilePath(
+            redis.spoolPath.isEmpty() ? QStringLiteral("redis-spool") : redis.spoolPath);
         Result<std::unique_ptr<PublishSpool>> spool = PublishSpool::open(path);
         if (!spool)
             return spool.error();

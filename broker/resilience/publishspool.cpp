@@ -7,7 +7,15 @@
 #include <QDataStream>
 #include <QFile>
 #include <QIODevice>
+#include <QScopeGuard>
 #include <QUuid>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace Broker {
 
@@ -27,8 +35,8 @@ QByteArray identityRecord(const QByteArray &identity, quint64 firstNumber)
 
 } // namespace
 
-PublishSpool::PublishSpool(QString path, std::unique_ptr<JournalWriter> writer)
-    : m_path(std::move(path)), m_writer(std::move(writer))
+PublishSpool::PublishSpool(QString path, std::unique_ptr<JournalWriter> writer, int lockFd)
+    : m_path(std::move(path)), m_writer(std::move(writer)), m_lockFd(lockFd)
 {
 }
 
@@ -36,10 +44,27 @@ PublishSpool::~PublishSpool()
 {
     if (m_writer)
         m_writer->flushNow();
+    m_writer.reset();
+    if (m_lockFd >= 0)
+        ::close(m_lockFd); // releases the lock
 }
 
 Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path)
 {
+    // Two brokers sharing one spool would drain each other's batches: the first one keeps it.
+    const QByteArray lockName = QFile::encodeName(path + QStringLiteral(".lock"));
+    const int lockFd = ::open(lockName.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lockFd < 0)
+        return Error{ErrorCode::Unavailable, QStringLiteral("publish spool %1: cannot open its lock file: %2")
+                                                 .arg(path, QString::fromLocal8Bit(std::strerror(errno)))};
+    if (::flock(lockFd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(lockFd);
+        return Error{ErrorCode::Unavailable,
+                     QStringLiteral("publish spool %1 is in use by another broker; give each broker its own "
+                                    "storage.redis.spool_path")
+                         .arg(path)};
+    }
+    auto closeLock = qScopeGuard([lockFd] { ::close(lockFd); });
     qint64 validBytes = 0;
     QByteArray identity;
     quint64 nextNumber = 1;
@@ -89,7 +114,8 @@ Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path)
     Result<std::unique_ptr<JournalWriter>> writer = JournalWriter::open(path, JournalWriter::Fsync::Always, validBytes);
     if (!writer)
         return writer.error();
-    std::unique_ptr<PublishSpool> spool(new PublishSpool(path, std::move(writer.value())));
+    closeLock.dismiss();
+    std::unique_ptr<PublishSpool> spool(new PublishSpool(path, std::move(writer.value()), lockFd));
     if (identity.isEmpty()) {
         if (const Result<void> fresh = spool->startOver(); !fresh)
             return fresh.error();

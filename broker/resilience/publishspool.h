@@ -38,7 +38,8 @@ public:
         QList<Message> messages;
     };
 
-    // Opens (or creates) the spool at `path` and reads back what was not drained before.
+    // Opens (or creates) the spool at `path` and reads back what was not drained before. One
+    // process at a time: a spool another broker has open is refused (it holds a lock on P.lock).
     static Result<std::unique_ptr<PublishSpool>> open(const QString &path);
     ~PublishSpool();
 
@@ -58,7 +59,7 @@ public:
     void drained();
 
 private:
-    PublishSpool(QString path, std::unique_ptr<JournalWriter> writer);
+    PublishSpool(QString path, std::unique_ptr<JournalWriter> writer, int lockFd);
     Result<void> startOver();
 
     QString m_path;
@@ -68,6 +69,7 @@ private:
     std::deque<Batch> m_batches; // appended and on disk, oldest first
     qint64 m_messages = 0;
     int m_writing = 0; // appended, not yet on disk
+    int m_lockFd = -1;
 };
 
 } // namespace Broker

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// brokerd on Redis, black-box, under load on loopback:
+//  - kill -9 Redis mid-run (appendfsync always) and start it again: no publish the broker
+//    acknowledged is lost, no confirmed ack comes back, and /health goes healthy -> degraded ->
+//    healthy while the spool takes publishes and drains them;
+//  - three brokerd on one Redis with competing consumers: never two leases on one message at a
+//    time, and the leases of a broker killed with kill -9 come back within the visibility
+//    timeout plus one second.
+#include "../support/redisserver.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <csignal>
+#include <memory>
+
+using namespace Broker::Testing;
+
+namespace {
+
+const QByteArray Key = "redis-failover-admin-key-0123456789";
+
+struct Brokerd
+{
+    std::unique_ptr<QProcess> process;
+    QString base;
+};
+
+} // namespace
+
+class TestRedisFailover : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QNetworkAccessManager m_network;
+    RedisServer m_redis;
+    bool m_running = false;
+
+    bool writeConfig()
+    {
+        QFile users(m_dir.filePath("users.yaml"));
+        if (!users.open(QIODevice::WriteOnly))
+            return false;
+        users.write("users:\n  admin:\n    role: admin\n    api_key: " + Key + "\n");
+        users.close();
+        return true;
+    }
+
+    // Each broker has a config of its own, for a spool of its own.
+    Brokerd startBroker(const QString &name)
+    {
+        QFile config(m_dir.filePath(name + ".yaml"));
+        config.open(QIODevice::WriteOnly);
+        config.write(QStringLiteral("storage:\n  backend: redis\n  redis: {port: %1, command_timeout_ms: 500, "
+                                    "connect_timeout_ms: 500, pool_wait_timeout_ms: 200, breaker_failures: 3, "
+                                    "breaker_open_seconds: 1, spool_path: %2.spool}\n"
+                                    "message_broker: {max_queue_size: 10000000, max_deliveries: 1000}\n")
+                         .arg(m_redis.port())
+                         .arg(name)
+                         .toUtf8());
+        config.close();
+        Brokerd broker;
+        broker.process = std::make_unique<QProcess>();
+        broker.process->start(BROKERD_PATH, {"--config", config.fileName(), "--port", "0"});
+        broker.process->waitForStarted();
+        QByteArray log;
+        QElapsedTimer timer;
+        timer.start();
+        while (!log.contains("listening on http://127.0.0.1:") && timer.elapsed() < 20'000) {
+            broker.process->waitForReadyRead(100);
+            log += broker.process->readAllStandardError();
+        }
+        broker.base = QRegularExpression("listening on (http://127\\.0\\.0\\.1:\\d+)").match(QString::fromUtf8(log)).captured(1);
+        return broker;
+    }
+
+    QNetworkReply *send(const QString &base, const QByteArray &method, const QString &path, const QByteArray &body = {})
+    {
+        QNetworkRequest request(QUrl(base + path));
+        request.setRawHeader("X-API-Key", Key);
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+        request.setTransferTimeout(5000);
+        return m_network.sendCustomRequest(request, method, body);
+    }
+
+    // One request, waited for: {status, JSON body}.
+    std::pair<int, QJsonObject> call(const QString &base, const QByteArray &method, const QString &path,
+                                     const QByteArray &body = {})
+    {
+        QNetworkReply *reply = send(base, method, path, body);
+        QElapsedTimer timer;
+        timer.start();
+        while (!reply->isFinished() && timer.elapsed() < 10'000)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+        reply->deleteLater();
+        return {reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
+                QJsonDocument::fromJson(reply->readAll()).object()};
+    }
+
+    static qint64 numberOf(const QJsonObject &message) { return message.value("data").toObject().value("n").toInteger(); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_redis.start({"--appendonly", "yes", "--appendfsync", "always"}), qPrintable(m_redis.errorString()));
+        QVERIFY(writeConfig());
+    }
+
+    void redisKilledMidRunLosesNothingAcknowledged()
+    {
+        m_redis.cli({"FLUSHALL"});
+        Brokerd broker = startBroker("solo");
+        QVERIFY(!broker.base.isEmpty());
+        QCOMPARE(call(broker.base, "POST", "/queues", R"({"name":"jobs"})").first, 200);
+
+        qint64 next = 1, attempted = 0;
+        QSet<qint64> acknowledged, consumerAcked;
+        QHash<qint64, int> deliveries;
+        qint64 redeliveredAfterAck = 0;
+        const auto note = [&](const QJsonObject &message) {
+            const qint64 n = numberOf(message);
+            redeliveredAfterAck += consumerAcked.contains(n) ? 1 : 0;
+            ++deliveries[n];
+        };
+        std::function<void()> publish = [&] {
+            if (!m_running)
+                return;
+            const qint64 n = next++;
+            ++attempted;
+            QNetworkReply *reply = send(broker.base, "POST", "/messages/jobs", QStringLiteral(R"({"message":{"n":%1}})").arg(n).toUtf8());
+            connect(reply, &QNetworkReply::finished, this, [&, reply, n] {
+                reply->deleteLater();
+                if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200)
+                    acknowledged.insert(n);
+                QTimer::singleShot(2, this, publish);
+            });
+        };
+        std::function<void()> consume = [&] {
+            if (!m_running)
+                return;
+            QNetworkReply *reply = send(broker.base, "GET", "/messages/jobs?acknowledge=false&count=5&visibility_timeout=2");
+            connect(reply, &QNetworkReply::finished, this, [&, reply] {
+                reply->deleteLater();
+                const QJsonArray messages = QJsonDocument::fromJson(reply->readAll()).object().value("messages").toArray();
+                if (messages.isEmpty()) {
+                    QTimer::singleShot(20, this, consume);
+                    return;
+                }
+                auto pending = std::make_shared<int>(int(messages.size()));
+                for (const QJsonValue &value : messages) {
+                    const QJsonObject message = value.toObject();
+                    note(message);
+                    const qint64 n = numberOf(message);
+                    QNetworkReply *ack = send(broker.base, "PUT", "/messages/jobs/" + message.value("id").toString(),
+                                              QJsonDocument(QJsonObject{{"receipt", message.value("receipt")}}).toJson());
+                    connect(ack, &QNetworkReply::finished, this, [&, ack, n, pending] {
+                        ack->deleteLater();
+                        if (ack->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200)
+                            consumerAcked.insert(n);
+                        if (--*pending == 0)
+                            consume();
+                    });
+                }
+            });
+        };
+
+        // Health every 100 ms: the timeline of what /health said.
+        QStringList timeline;
+        QTimer healthPoll;
+        connect(&healthPoll, &QTimer::timeout, this, [&] {
+            QNetworkReply *reply = send(broker.base, "GET", "/health");
+            connect(reply, &QNetworkReply::finished, this, [&, reply] {
+                reply->deleteLater();
+                const QString status = QJsonDocument::fromJson(reply->readAll()).object().value("status").toString();
+                if (!status.isEmpty() && (timeline.isEmpty() || timeline.last() != status))
+                    timeline.append(status);
+            });
+        });
+        healthPoll.start(100);
+
+        m_running = true;
+        for (int i = 0; i < 4; ++i)
+            publish();
+        for (int i = 0; i < 2; ++i)
+            consume();
+        QTest::qWait(1500);
+        const qint64 acknowledgedBeforeKill = acknowledged.size();
+        m_redis.kill(); // kill -9
+        QTest::qWait(2500);
+        const qint64 acknowledgedWhileDown = acknowledged.size() - acknowledgedBeforeKill;
+        QVERIFY2(m_redis.restart(), qPrintable(m_redis.errorString()));
+        QTest::qWait(3000);
+        m_running = false;
+        QTest::qWait(500);
+        healthPoll.stop();
+
+        // Take everything left, including leases that run out (2 s).
+        QElapsedTimer drainTimer;
+        drainTimer.start();
+        int emptyInARow = 0;
+        while (drainTimer.elapsed() < 15'000 && emptyInARow < 30) {
+            const auto [status, body] = call(broker.base, "GET", "/messages/jobs?count=100");
+            const QJsonArray messages = body.value("messages").toArray();
+            for (const QJsonValue &value : messages)
+                note(value.toObject());
+            emptyInARow = messages.isEmpty() ? emptyInARow + 1 : 0;
+            if (messages.isEmpty())
+                QTest::qWait(100);
+        }
+        broker.process->terminate();
+        QVERIFY(broker.process->waitForFinished(10'000));
+
+        qint64 lost = 0;
+        for (const qint64 n : std::as_const(acknowledged))
+            lost += deliveries.contains(n) ? 0 : 1;
+        qint64 duplicated = 0;
+        for (auto it = deliveries.cbegin(); it != deliveries.cend(); ++it)
+            duplicated += it.value() > 1 ? 1 : 0;
+        qInfo("redis kill -9 for 2.5 s under load: attempted %lld, acknowledged %lld (%lld while Redis was down, "
+              "spooled), delivered %lld, lost %lld, duplicated %lld, redelivered after a confirmed ack %lld; "
+              "/health: %s",
+              attempted, qint64(acknowledged.size()), acknowledgedWhileDown, qint64(deliveries.size()), lost, duplicated,
+              redeliveredAfterAck, qPrintable(timeline.join(" -> ")));
+        QVERIFY(acknowledgedWhileDown > 20); // the spool really took publishes
+        QCOMPARE(lost, 0);
+        QCOMPARE(redeliveredAfterAck, 0);
+        QVERIFY2(timeline.startsWith("healthy") && timeline.contains("degraded") && timeline.endsWith("healthy"),
+                 qPrintable(timeline.join(" -> ")));
+    }
+
+    void threeBrokersCompeteAndReclaimAKilledBrokersLeases()
+    {
+        m_redis.cli({"FLUSHALL"});
+        Brokerd brokers[3] = {startBroker("a"), startBroker("b"), startBroker("c")};
+        for (const Brokerd &b : brokers)
+            QVERIFY(!b.base.isEmpty());
+        QCOMPARE(call(brokers[0].base, "POST", "/queues", R"({"name":"shared","options":{"visibility_timeout":2}})").first, 200);
+        QJsonArray batch;
+        for (int i = 1; i <= 400; ++i)
+            batch.append(QJsonObject{{"n", i}});
+        QCOMPARE(call(brokers[1].base, "POST", "/messages/shared/batch",
+                      QJsonDocument(QJsonObject{{"messages", batch}}).toJson(QJsonDocument::Compact)).first, 200);
+
+        // Broker 2 takes five leases and dies holding them.
+        const auto [status, taken] = call(brokers[2].base, "GET", "/messages/shared?acknowledge=false&count=5");
+        QCOMPARE(status, 200);
+        QSet<qint64> orphaned;
+        for (const QJsonValue &value : taken.value("messages").toArray())
+            orphaned.insert(numberOf(value.toObject()));
+        QCOMPARE(orphaned.size(), 5);
+        QElapsedTimer sinceLease;
+        sinceLease.start();
+        ::kill(pid_t(brokers[2].process->processId()), SIGKILL);
+        brokers[2].process->waitForFinished(5000);
+
+        // Consumers on brokers 0 and 1 lease and ack; a message leased while another lease on it
+        // is still live is a double lease.
+        QHash<qint64, qint64> liveUntil; // message -> lease deadline (ms since epoch), while leased
+        qint64 doubleLeases = 0, acked = 0;
+        qint64 orphansBackAfterMs = -1;
+        QSet<qint64> orphansSeen;
+        int outstanding = 0;
+        m_running = true;
+        std::function<void(int)> consume = [&](int which) {
+            if (!m_running)
+                return;
+            ++outstanding;
+            QNetworkReply *reply = send(brokers[which].base, "GET", "/messages/shared?acknowledge=false&count=3");
+            connect(reply, &QNetworkReply::finished, this, [&, reply, which] {
+                reply->deleteLater();
+                --outstanding;
+                const QJsonArray messages = QJsonDocument::fromJson(reply->readAll()).object().value("messages").toArray();
+                const qint64 now = QDateTime::currentMSecsSinceEpoch();
+                for (const QJsonValue &value : messages) {
+                    const QJsonObject message = value.toObject();
+                    const qint64 n = numberOf(message);
+                    if (liveUntil.value(n, 0) > now)
+                        ++doubleLeases;
+                    liveUntil.insert(n, qint64(message.value("visible_at").toDouble() * 1000));
+                    if (orphaned.contains(n)) {
+                        orphansSeen.insert(n);
+                        if (orphansSeen.size() == orphaned.size())
+                            orphansBackAfterMs = sinceLease.elapsed();
+                    }
+                    ++outstanding;
+                    QNetworkReply *ack = send(brokers[which].base, "PUT", "/messages/shared/" + message.value("id").toString(),
+                                              QJsonDocument(QJsonObject{{"receipt", message.value("receipt")}}).toJson());
+                    connect(ack, &QNetworkReply::finished, this, [&, ack, n] {
+                        ack->deleteLater();
+                        --outstanding;
+                        if (ack->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200) {
+                            ++acked;
+                            liveUntil.remove(n);
+                        }
+                    });
+                }
+                QTimer::singleShot(messages.isEmpty() ? 50 : 0, this, [&, which] { consume(which); });
+            });
+        };
+        for (int i = 0; i < 3; ++i) {
+            consume(0);
+            consume(1);
+        }
+        QElapsedTimer timer;
+        timer.start();
+        while ((acked < 400 || orphansBackAfterMs < 0) && timer.elapsed() < 15'000)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+        m_running = false;
+        while (outstanding > 0 && timer.elapsed() < 20'000)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+        for (int i = 0; i < 2; ++i) {
+            brokers[i].process->terminate();
+            brokers[i].process->waitForFinished(10'000);
+        }
+        qInfo("three brokers on one Redis: %lld acks, %lld double leases; the killed broker's 5 leases "
+              "(visibility 2 s) all back after %lld ms",
+              acked, doubleLeases, orphansBackAfterMs);
+        QCOMPARE(doubleLeases, 0);
+        QCOMPARE(acked, 400);
+        QVERIFY(orphansBackAfterMs >= 0);
+        QVERIFY2(orphansBackAfterMs <= 3000, qPrintable(QString::number(orphansBackAfterMs)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRedisFailover)
+#include "tst_redisfailover.moc"
