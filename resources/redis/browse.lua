@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- KEYS: meta   ARGV: prefix, queue, now, offset, limit
 -- Replies {total ready, {message, deliveries}...} in delivery order.
 local q = open(ARGV[1], ARGV[2])

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- KEYS: meta, registry   ARGV: prefix, queue
 -- Replies like the memory store: 1 for the queue's record, plus 1 when it still held messages.
 local q = open(ARGV[1], ARGV[2])

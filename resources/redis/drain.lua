@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Delivers one batch from a broker's publish spool (publishes it accepted while Redis was out of
 -- reach). Idempotent: P{Q}:spooled remembers the highest batch number taken from each spool
 -- identity, so a batch sent again after a lost reply is taken once. max_size is not enforced:

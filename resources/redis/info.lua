@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- KEYS: meta   ARGV: prefix, queue
 -- Replies {meta as field/value pairs, ready, delayed, in flight, groups}; groups (stream queues)
 -- as {name, pending, lag, consumers...} entries.

@@ -23,6 +23,9 @@
 -- followed by an optional "dl":{...} (where and why it was dead-lettered), then "pr":<priority>,
 -- so that scripts can read and rewrite those fields without decoding the body.
 -- Times come from the broker (ARGV), so that all brokers and tests agree on one clock.
+-- KEYS[1] is always the queue's meta key: it names the slot. A script reaches the queue's other keys
+-- (same hash tag, same slot) through the prefix; dead-lettering, redrive and the registry reach
+-- keys of other queues, which a Redis Cluster would refuse (see docs/redis.md).
 
 local EVENTS = {}
 local function event(kind, queue, id, deliveries, detail)

@@ -1,9 +1,10 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The reaper of a list or priority queue; safe to run on every broker at once (it is atomic).
--- KEYS: meta, leases, deadlines, deliveries, delayed, ready
+-- KEYS: meta
 -- ARGV: prefix, queue, now, limit (messages handled per step and kind)
 -- Replies {next due time (0: none; now: more to do), 1 when messages became deliverable}.
 local q = open(ARGV[1], ARGV[2])
-if not q then return {{0, 0}, EVENTS} end
+if not q or q.type == 'stream' then return {{0, 0}, EVENTS} end
 local now = tonumber(ARGV[3])
 local limit = tonumber(ARGV[4])
 local available = 0

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- KEYS: meta   ARGV: prefix, queue
 -- Removes ready, delayed and leased messages; replies how many.
 local q = open(ARGV[1], ARGV[2])

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- KEYS: meta   ARGV: prefix, queue, now, limit (<= 0: all)
 -- Asked of a queue with a dead-letter queue: brings back what it sent there. Asked of any other
 -- queue: sends each dead-lettered message in it back where it came from. Messages whose origin

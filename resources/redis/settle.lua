@@ -1,9 +1,11 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Ack, nack or extend one leased message of a list or priority queue.
--- KEYS: meta, leases, deadlines, deliveries, delayed, ready
+-- KEYS: meta
 -- ARGV: prefix, queue, now, action (ack|nack|extend), id, receipt ('' = whatever lease is current), ms (nack: delay; extend: visibility)
 -- Replies ack: 1; nack: {requeued, dead_lettered}; extend: the new deadline.
 local q = open(ARGV[1], ARGV[2])
 if not q then return notFound() end
+if q.type == 'stream' then return redis.error_reply('WRONG_KIND a stream queue now') end
 local now = tonumber(ARGV[3])
 local action, id, receipt, ms = ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7])
 local lease = redis.call('HGET', q.leases, id)

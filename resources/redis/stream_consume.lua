@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Consume from a stream queue for one consumer of a group (created on first use, from the oldest
 -- entry the stream holds). Claimable entries (lease ran out, nacked) come first, oldest first, then
 -- new ones (XREADGROUP >). Within a group each entry is out to one consumer at a time.

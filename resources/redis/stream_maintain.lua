@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- The reaper of a stream queue; safe to run on every broker at once (it is atomic).
 -- KEYS: meta   ARGV: prefix, queue, now, limit
 -- Replies {next due time (0: none; now: more to do), 1 when entries became claimable}.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
 -- Ack, nack or extend one pending entry of a stream queue, found by message id.
 -- KEYS: meta   ARGV: prefix, queue, now, action (ack|nack|extend), message id, receipt ('' = any),
 --               group ('' = the one group that holds it), ms (nack: delay; extend: visibility),
