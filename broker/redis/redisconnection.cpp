@@ -206,12 +206,12 @@ void RedisConnection::drop(const QString &reason, ErrorCode code)
     redisAsyncContext *context = m_context;
     if (!context)
         return;
-    m_state = State::Disconnected; // commands issued by the callbacks below fail at once
+    // Forget the context before freeing it: the free is the last time anything here touches it.
+    context->data = nullptr; // this drop reports itself; onDisconnected must not
+    forgetContext();         // also: commands issued by the callbacks below fail at once
     m_dropReason = reason;
     m_dropCode = code;
-    context->data = nullptr; // this drop reports itself; onDisconnected must not
-    redisAsyncFree(context); // fails every waiting entry through onReply(null); then cleanup
-    forgetContext();
+    redisAsyncFree(context); // fails every waiting entry through onReply(null)
     m_dropReason.clear();
     m_dropCode = ErrorCode::Unavailable;
     Q_EMIT disconnected(reason);
