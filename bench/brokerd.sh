@@ -1,5 +1,21 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Sourced by the HTTP benchmarks. start_brokerd starts $build_dir/app/brokerd on a free loopback
+# Sourced by the HTTP benchmarks.
+# ensure_wrk installs wrk when it is missing. ensure_built TARGET... configures and builds
+# $build_dir (RelWithDebInfo) when one of the named programs is not there yet.
+ensure_wrk() {
+    command -v wrk >/dev/null 2>&1 && return
+    if [ "$(id -u)" -eq 0 ]; then apt-get install -y -qq wrk; else sudo apt-get install -y -qq wrk; fi
+}
+ensure_built() {
+    for target in "$@"; do
+        if [ ! -x "$build_dir/app/$target" ] && [ ! -x "$build_dir/bench/$target" ]; then
+            cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+            cmake --build "$build_dir" -j2 --target "$@"
+            return
+        fi
+    done
+}
+# start_brokerd starts $build_dir/app/brokerd on a free loopback
 # port with $work/broker.yaml and $work/users.yaml, logging to $work/brokerd.log, and sets
 # `pid` and `url` once it listens (exits with its log when it dies first).
 start_brokerd() {

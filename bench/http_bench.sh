@@ -20,13 +20,8 @@ threads=${THREADS:-1}
 out=${OUT:-$root/bench/results/http.json}
 
 tools/install-build-deps.sh
-if ! command -v wrk >/dev/null 2>&1; then
-    if [ "$(id -u)" -eq 0 ]; then apt-get install -y -qq wrk; else sudo apt-get install -y -qq wrk; fi
-fi
-if [ ! -x "$build_dir/app/brokerd" ] || [ ! -x "$build_dir/bench/roundtrip_client" ]; then
-    cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-    cmake --build "$build_dir" -j2 --target brokerd roundtrip_client
-fi
+ensure_wrk
+ensure_built brokerd roundtrip_client
 
 work=$(mktemp -d)
 pid=

@@ -11,10 +11,8 @@ build_dir=${BUILD_DIR:-build}
 duration=${DURATION:-10}
 connections=${CONNECTIONS:-32}
 
-if ! command -v wrk >/dev/null 2>&1; then
-    if [ "$(id -u)" -eq 0 ]; then apt-get install -y -qq wrk; else sudo apt-get install -y -qq wrk; fi
-fi
-[ -x "$build_dir/app/brokerd" ] || cmake --build "$build_dir" -j2 --target brokerd
+ensure_wrk
+ensure_built brokerd
 
 work=$(mktemp -d)
 pid=

@@ -13,13 +13,8 @@ build_dir=${BUILD_DIR:-build}
 duration=${DURATION:-10}
 connections=${CONNECTIONS:-32}
 
-if ! command -v wrk >/dev/null 2>&1; then
-    if [ "$(id -u)" -eq 0 ]; then apt-get install -y -qq wrk; else sudo apt-get install -y -qq wrk; fi
-fi
-if [ ! -x "$build_dir/app/brokerd" ] || [ ! -x "$build_dir/bench/roundtrip_client" ]; then
-    cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-    cmake --build "$build_dir" -j2 --target brokerd roundtrip_client
-fi
+ensure_wrk
+ensure_built brokerd roundtrip_client
 
 work=$(mktemp -d)
 pid=

@@ -16,4 +16,31 @@ Result<qint64> wholeNumber(const QJsonValue &value, const QString &label, qint64
     return qint64(number);
 }
 
+void appendString(QByteArray &out, QByteArrayView utf8)
+{
+    static constexpr char Hex[] = "0123456789abcdef";
+    out += '"';
+    for (const char c : utf8) {
+        const auto u = static_cast<unsigned char>(c);
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default:
+            if (u < 0x20) {
+                out += "\\u00";
+                out += Hex[u >> 4];
+                out += Hex[u & 0xF];
+            } else {
+                out += c;
+            }
+        }
+    }
+    out += '"';
+}
+
 } // namespace Broker::JsonFields

@@ -4,17 +4,8 @@
 #include <QRandomGenerator>
 
 #include <algorithm>
-#include <chrono>
 
 namespace Broker::Redis {
-
-namespace {
-qint64 steadyMs()
-{
-    using namespace std::chrono;
-    return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
-} // namespace
 
 ConnectionPool::ConnectionPool(ConnectionOptions connection, PoolOptions options, QObject *parent)
     : QObject(parent), m_connection(std::move(connection)), m_options(options), m_waitTimer(this),

@@ -10,13 +10,11 @@
 
 namespace Broker::Redis {
 
-namespace {
 qint64 steadyMs()
 {
     using namespace std::chrono;
     return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
 }
-} // namespace
 
 // Handed to hiredis as the callback's private data; outlives this connection when hiredis still
 // holds it (then `owner` is null and the reply is dropped).

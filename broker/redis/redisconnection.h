@@ -38,6 +38,9 @@ using CommandResult = Result<RedisReply>;
 inline const QString NotSent = QStringLiteral("not sent");
 using CommandCallback = std::function<void(CommandResult)>;
 
+// Milliseconds of a monotonic clock: deadlines must not move when the wall clock is set.
+qint64 steadyMs();
+
 // One asynchronous connection to Redis, driven by the event loop of the thread that owns it.
 // Commands are pipelined; each has a deadline (hiredis 0.14 has none of its own). When a
 // deadline passes the connection is given up — its replies can no longer be matched with

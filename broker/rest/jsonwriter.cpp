@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsonwriter.h"
 
+#include "core/jsonfields.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -72,30 +74,7 @@ JsonWriter &JsonWriter::value(QStringView text)
         m_needComma = true;
         return *this;
     }
-    static constexpr char Hex[] = "0123456789abcdef";
-    const QByteArray utf8 = text.toUtf8();
-    m_out += '"';
-    for (const char c : utf8) {
-        const auto u = static_cast<unsigned char>(c);
-        switch (c) {
-        case '"': m_out += "\\\""; break;
-        case '\\': m_out += "\\\\"; break;
-        case '\n': m_out += "\\n"; break;
-        case '\r': m_out += "\\r"; break;
-        case '\t': m_out += "\\t"; break;
-        case '\b': m_out += "\\b"; break;
-        case '\f': m_out += "\\f"; break;
-        default:
-            if (u < 0x20) {
-                m_out += "\\u00";
-                m_out += Hex[u >> 4];
-                m_out += Hex[u & 0xF];
-            } else {
-                m_out += c;
-            }
-        }
-    }
-    m_out += '"';
+    JsonFields::appendString(m_out, text.toUtf8());
     m_needComma = true;
     return *this;
 }

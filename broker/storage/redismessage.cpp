@@ -1,34 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "redismessage.h"
 
+#include "core/jsonfields.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 
 namespace Broker::RedisMessage {
 
-namespace {
-// Appends `utf8` as a JSON string literal (quotes included). Bytes from 0x80 pass unchanged:
-// the input is valid UTF-8 (bodies are validated JSON text, names are validated).
-void appendJsonString(QByteArray &out, QByteArrayView utf8)
-{
-    static constexpr char Hex[] = "0123456789abcdef";
-    out += '"';
-    for (const char c : utf8) {
-        const auto u = static_cast<unsigned char>(c);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (u < 0x20) {
-            out += "\\u00";
-            out += Hex[u >> 4];
-            out += Hex[u & 0xf];
-        } else {
-            out += c;
-        }
-    }
-    out += '"';
-}
-} // namespace
+using JsonFields::appendString;
 
 QByteArray encode(const QString &id, qint64 publishedUs, const NewMessage &message, const QString &publisher)
 {
@@ -44,11 +24,11 @@ QByteArray encode(const QString &id, qint64 publishedUs, const NewMessage &messa
     out += ",\"t\":";
     out += QByteArray::number(publishedUs);
     out += ",\"p\":";
-    appendJsonString(out, publisher.toUtf8());
+    appendString(out, publisher.toUtf8());
     out += ",\"h\":";
     out += headers;
     out += ",\"d\":";
-    appendJsonString(out, message.data);
+    appendString(out, message.data);
     out += '}';
     return out;
 }

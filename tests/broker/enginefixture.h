@@ -29,12 +29,8 @@ public:
     bool done() const { return m_result.has_value(); }
     Result<T> take()
     {
-        if (testingRedis()) {
-            QElapsedTimer timer;
-            timer.start();
-            while (!m_result && timer.elapsed() < 10'000)
-                QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-        }
+        if (testingRedis())
+            waitUntil([this] { return m_result.has_value(); }, 10'000);
         if (!m_result)
             qFatal("the operation did not complete");
         return std::move(*m_result);

@@ -5,6 +5,7 @@
 #include "redis/redisconnection.h"
 #include "redis/scriptcache.h"
 
+#include "../support/eventloop.h"
 #include "../support/redisserver.h"
 
 #include <QElapsedTimer>
@@ -20,15 +21,6 @@ using namespace Broker::Testing;
 namespace {
 
 // Runs the event loop until `done()` or `timeoutMs`; returns done().
-template<typename Predicate>
-bool waitUntil(Predicate done, int timeoutMs = 5000)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (!done() && timer.elapsed() < timeoutMs)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-    return done();
-}
 
 ConnectionOptions optionsFor(quint16 port)
 {

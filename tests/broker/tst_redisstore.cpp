@@ -6,6 +6,7 @@
 
 #include "engine/queuetyperegistry.h"
 
+#include "../support/eventloop.h"
 #include "../support/redisserver.h"
 
 #include <QDateTime>
@@ -22,15 +23,6 @@ using namespace Broker::Testing;
 
 namespace {
 
-template<typename Predicate>
-bool waitUntil(Predicate done, int timeoutMs = 5000)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (!done() && timer.elapsed() < timeoutMs)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-    return done();
-}
 
 // Runs one store operation and waits for its completion.
 template<typename T, typename Call>

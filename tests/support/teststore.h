@@ -8,6 +8,7 @@
 #include "storage/memorystore.h"
 #include "storage/redisstore.h"
 
+#include "eventloop.h"
 #include "redisserver.h"
 
 #include <QCoreApplication>
@@ -35,10 +36,7 @@ inline std::unique_ptr<QueueStore> makeTestStore(const QueueTypeCatalog &types, 
     options.pool.size = 2;
     auto store = std::make_unique<RedisStore>(options, types, clock);
     store->start();
-    QElapsedTimer timer;
-    timer.start();
-    while (store->pool().readyCount() < options.pool.size && timer.elapsed() < 5000)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+    waitUntil([&] { return store->pool().readyCount() == options.pool.size; });
     return store;
 }
 
@@ -49,11 +47,8 @@ inline void waitForStore(const QueueStore &store, int timeoutMs = 5000)
     const auto *redis = dynamic_cast<const RedisStore *>(&store);
     if (!redis)
         return;
-    QElapsedTimer timer;
-    timer.start();
-    do {
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-    } while (redis->pool().commandsInFlight() > 0 && timer.elapsed() < timeoutMs);
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    waitUntil([redis] { return redis->pool().commandsInFlight() == 0; }, timeoutMs);
 }
 
 } // namespace Broker::Testing
