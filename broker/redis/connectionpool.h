@@ -22,7 +22,7 @@ struct PoolOptions
     int maxWaitingCommands = 10'000; // commands allowed to wait for a connection; more fail at once
     // Pause before reconnecting a connection that was lost or could not be opened; the attempt
     // count resets once it is ready again. maxAttempts is ignored: a pool never gives up.
-    RetryPolicy reconnect{100, 2.0, 5'000, 0};
+    RetryPolicy reconnect{100, 2.0, 1'000, 0};
 };
 
 // A fixed set of pipelined connections. A command goes to a ready connection chosen by its

@@ -6,6 +6,7 @@
 //  - three brokerd on one Redis with competing consumers: never two leases on one message at a
 //    time, and the leases of a broker killed with kill -9 come back within the visibility
 //    timeout plus one second.
+#include "../support/eventloop.h"
 #include "../support/redisserver.h"
 
 #include <QDateTime>
@@ -180,6 +181,8 @@ private Q_SLOTS:
 
         // Health every 100 ms: the timeline of what /health said.
         QStringList timeline;
+        QElapsedTimer sinceRestart;
+        qint64 healthyAfterRestartMs = -1;
         QTimer healthPoll;
         connect(&healthPoll, &QTimer::timeout, this, [&] {
             QNetworkReply *reply = send(broker.base, "GET", "/health");
@@ -188,6 +191,8 @@ private Q_SLOTS:
                 const QString status = QJsonDocument::fromJson(reply->readAll()).object().value("status").toString();
                 if (!status.isEmpty() && (timeline.isEmpty() || timeline.last() != status))
                     timeline.append(status);
+                if (status == "healthy" && sinceRestart.isValid() && healthyAfterRestartMs < 0)
+                    healthyAfterRestartMs = sinceRestart.elapsed();
             });
         });
         healthPoll.start(100);
@@ -203,10 +208,10 @@ private Q_SLOTS:
         QTest::qWait(2500);
         const qint64 acknowledgedWhileDown = acknowledged.size() - acknowledgedBeforeKill;
         QVERIFY2(m_redis.restart(), qPrintable(m_redis.errorString()));
+        sinceRestart.start();
         QTest::qWait(3000);
         m_running = false;
         QTest::qWait(500);
-        healthPoll.stop();
 
         // Take everything left, including leases that run out (2 s).
         QElapsedTimer drainTimer;
@@ -221,6 +226,8 @@ private Q_SLOTS:
             if (messages.isEmpty())
                 QTest::qWait(100);
         }
+        QVERIFY(waitUntil([&] { return timeline.last() == "healthy"; }, 10'000));
+        healthPoll.stop();
         broker.process->terminate();
         QVERIFY(broker.process->waitForFinished(10'000));
 
@@ -234,7 +241,7 @@ private Q_SLOTS:
               "spooled), delivered %lld, lost %lld, duplicated %lld, redelivered after a confirmed ack %lld; "
               "/health: %s",
               attempted, qint64(acknowledged.size()), acknowledgedWhileDown, qint64(deliveries.size()), lost, duplicated,
-              redeliveredAfterAck, qPrintable(timeline.join(" -> ")));
+              redeliveredAfterAck, qPrintable(timeline.join(" -> ")), healthyAfterRestartMs);
         QVERIFY(acknowledgedWhileDown > 20); // the spool really took publishes
         QCOMPARE(lost, 0);
         QCOMPARE(redeliveredAfterAck, 0);
