@@ -239,7 +239,7 @@ private Q_SLOTS:
             duplicated += it.value() > 1 ? 1 : 0;
         qInfo("redis kill -9 for 2.5 s under load: attempted %lld, acknowledged %lld (%lld while Redis was down, "
               "spooled), delivered %lld, lost %lld, duplicated %lld, redelivered after a confirmed ack %lld; "
-              "/health: %s",
+              "/health: %s, healthy again %lld ms after Redis was back",
               attempted, qint64(acknowledged.size()), acknowledgedWhileDown, qint64(deliveries.size()), lost, duplicated,
               redeliveredAfterAck, qPrintable(timeline.join(" -> ")), healthyAfterRestartMs);
         QVERIFY(acknowledgedWhileDown > 20); // the spool really took publishes
