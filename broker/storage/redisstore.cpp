@@ -2,12 +2,12 @@
 #include "redisstore.h"
 
 #include "redismessage.h"
+#include "redisscripts.h"
 #include "storeerrors.h"
 
 #include "core/messageid.h"
 #include "errors/logging.h"
 
-#include <QCryptographicHash>
 #include <QRandomGenerator>
 #include <QSet>
 #include <QTimer>
@@ -22,6 +22,8 @@ using Redis::Script;
 
 namespace {
 
+using RedisScripts::integerOf;
+
 // Message ids: milliseconds since 2025-01-01 (41 bits), this broker's node number (10 bits) and a
 // counter within the millisecond (13 bits), so that brokers sharing a Redis never hand out the
 // same id and need no round trip to get one.
@@ -29,122 +31,12 @@ constexpr qint64 IdEpochMs = 1'735'689'600'000;
 constexpr int NodeBits = 10;
 constexpr int CounterBits = 13;
 
-// A script is lib.lua followed by its own text.
-Script loadScript(const char *name)
-{
-    const Script lib = Script::fromFile(QStringLiteral(":/redis/lib.lua"));
-    Script script = Script::fromFile(QStringLiteral(":/redis/%1.lua").arg(QLatin1StringView(name)));
-    script.source = lib.source + "\n" + script.source;
-    script.sha1 = QCryptographicHash::hash(script.source, QCryptographicHash::Sha1).toHex();
-    return script;
-}
-
-qint64 integerOf(const RedisReply &reply)
-{
-    if (reply.type == RedisReply::Type::Integer)
-        return reply.integer;
-    return reply.string.toLongLong();
-}
-
-std::optional<MessageEventKind> eventKind(const QByteArray &name)
-{
-    static const QHash<QByteArray, MessageEventKind> kinds{
-        {"Acked", MessageEventKind::Acked},           {"Nacked", MessageEventKind::Nacked},
-        {"LeaseExpired", MessageEventKind::LeaseExpired}, {"Expired", MessageEventKind::Expired},
-        {"DeadLettered", MessageEventKind::DeadLettered}, {"Dropped", MessageEventKind::Dropped},
-        {"Redriven", MessageEventKind::Redriven},     {"Delivered", MessageEventKind::Delivered},
-    };
-    const auto it = kinds.constFind(name);
-    return it == kinds.cend() ? std::nullopt : std::optional(it.value());
-}
-
-QueueInfo infoFromReply(const QString &name, const RedisReply &reply)
-{
-    QueueInfo info;
-    info.name = name;
-    QHash<QByteArray, QByteArray> meta;
-    const QList<RedisReply> &pairs = reply.elements.value(0).elements;
-    for (qsizetype i = 0; i + 1 < pairs.size(); i += 2)
-        meta.insert(pairs[i].string, pairs[i + 1].string);
-    QueueConfig &config = info.config;
-    config.type = QString::fromUtf8(meta.value("type"));
-    config.maxSize = meta.value("max_size").toLongLong();
-    config.ttlSeconds = meta.value("ttl").toLongLong();
-    config.visibilityTimeoutSeconds = meta.value("visibility_timeout").toLongLong();
-    config.maxDeliveries = meta.value("max_deliveries").toInt();
-    config.deadLetterQueue = QString::fromUtf8(meta.value("dead_letter_queue"));
-    info.created = meta.value("created_ms").toDouble() / 1000.0;
-    QueueCounters &c = info.counters;
-    c.published = meta.value("published").toLongLong();
-    c.delivered = meta.value("delivered").toLongLong();
-    c.acked = meta.value("acked").toLongLong();
-    c.nacked = meta.value("nacked").toLongLong();
-    c.expired = meta.value("expired").toLongLong();
-    c.deadLettered = meta.value("dead_lettered").toLongLong();
-    c.dropped = meta.value("dropped").toLongLong();
-    c.redriven = meta.value("redriven").toLongLong();
-    info.depth = integerOf(reply.elements.value(1));
-    info.delayed = integerOf(reply.elements.value(2));
-    info.inFlight = integerOf(reply.elements.value(3));
-    for (const RedisReply &group : reply.elements.value(4).elements) {
-        ConsumerGroupInfo g;
-        g.name = QString::fromUtf8(group.elements.value(0).string);
-        g.pending = integerOf(group.elements.value(1));
-        g.lag = integerOf(group.elements.value(2));
-        for (const RedisReply &consumer : group.elements.value(3).elements)
-            g.consumers.append(QString::fromUtf8(consumer.string));
-        info.groups.append(g);
-    }
-    return info;
-}
-
 } // namespace
-
-struct RedisStore::Scripts
-{
-    Script create = loadScript("create");
-    Script remove = loadScript("delete");
-    Script publish = loadScript("publish");
-    Script consume = loadScript("consume");
-    Script settle = loadScript("settle");
-    Script maintain = loadScript("maintain");
-    Script info = loadScript("info");
-    Script browse = loadScript("browse");
-    Script purge = loadScript("purge");
-    Script redrive = loadScript("redrive");
-    Script streamConsume = loadScript("stream_consume");
-    Script streamSettle = loadScript("stream_settle");
-    Script streamMaintain = loadScript("stream_maintain");
-    Script drain = loadScript("drain");
-};
-
-Result<void> redisReplyError(const RedisReply &reply)
-{
-    if (!reply.isError())
-        return {};
-    const QByteArray code = reply.errorCode();
-    if (code == "QUEUE_NOT_FOUND")
-        return StoreErrors::queueNotFound();
-    if (code == "QUEUE_EXISTS")
-        return StoreErrors::queueExists();
-    if (code == "QUEUE_FULL")
-        return StoreErrors::queueFull();
-    if (code == "MESSAGE_NOT_FOUND")
-        return StoreErrors::messageNotFound();
-    if (code == "STALE_RECEIPT")
-        return StoreErrors::staleReceipt();
-    if (code == "AMBIGUOUS")
-        return Error{ErrorCode::InvalidArgument,
-                     QStringLiteral("The message is pending in several consumer groups: give its receipt or group")};
-    if (code == "WRONG_KIND")
-        return Error{ErrorCode::Conflict, QStringLiteral("The queue was replaced by another broker; try again")};
-    return Error{ErrorCode::Internal, QStringLiteral("Redis error: %1").arg(QString::fromUtf8(reply.string))};
-}
 
 RedisStore::RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types, const Clock &clock)
     : m_options(std::move(options)), m_types(types), m_clock(clock),
       m_pool(std::make_unique<Redis::ConnectionPool>(m_options.connection, m_options.pool)),
-      m_scripts(std::make_unique<Redis::ScriptRunner>(*m_pool)), m_script(std::make_unique<Scripts>()),
+      m_scripts(std::make_unique<Redis::ScriptRunner>(*m_pool)), m_script(std::make_unique<RedisScripts::Set>()),
       m_breaker(m_options.breaker, clock), m_random(QRandomGenerator::global()->generate64())
 {
     m_node = m_random() & ((1u << NodeBits) - 1);
@@ -236,7 +128,7 @@ void RedisStore::run(const Script &script, const QString &queue, QByteArrayList 
     attempt(script, queue, keys, args, retry, 1, [this, queue, user, done = std::move(done)](Result<RedisReply> reply) {
         if (!reply)
             return done(reply.error());
-        if (const Result<void> refused = redisReplyError(*reply); !refused) {
+        if (const Result<void> refused = RedisScripts::replyError(*reply); !refused) {
             if (refused.error().code == ErrorCode::QueueNotFound || refused.error().code == ErrorCode::Conflict)
                 m_configs.remove(queue);
             return done(refused.error());
@@ -300,7 +192,7 @@ void RedisStore::dispatchEvents(const RedisReply &events, const QString &user)
 {
     const QList<RedisReply> &e = events.elements;
     for (qsizetype i = 0; i + 4 < e.size(); i += 5) {
-        const std::optional<MessageEventKind> kind = eventKind(e[i].string);
+        const std::optional<MessageEventKind> kind = RedisScripts::eventKind(e[i].string);
         if (!kind)
             continue;
         const QString queue = QString::fromUtf8(e[i + 1].string);
@@ -401,7 +293,7 @@ void RedisStore::queueInfo(const QString &name, Completion<QueueInfo> done)
     run(m_script->info, name, {}, Retry::Reads, [this, name, done = std::move(done)](Result<RedisReply> reply) {
         if (!reply)
             return done(reply.error());
-        QueueInfo info = infoFromReply(name, *reply);
+        QueueInfo info = RedisScripts::queueInfo(name, *reply);
         m_configs.insert(name, info.config);
         done(std::move(info));
     });

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "queuestore.h"
+#include "redisscripts.h"
 #include "readyset.h"
 
 #include "core/clock.h"
@@ -82,7 +83,6 @@ public:
     void runMaintenance(Completion<qint64> done) override;
 
 private:
-    struct Scripts;
     enum class Retry { Never, Reads };
     using ScriptDone = std::function<void(Result<Redis::RedisReply>)>;
 
@@ -116,7 +116,7 @@ private:
     StoreListener *m_listener = nullptr;
     std::unique_ptr<Redis::ConnectionPool> m_pool;
     std::unique_ptr<Redis::ScriptRunner> m_scripts;
-    std::unique_ptr<Scripts> m_script;
+    std::unique_ptr<RedisScripts::Set> m_script;
     std::unique_ptr<PublishSpool> m_spool;
     QTimer m_drainTimer;
     bool m_draining = false; // a batch is on its way to Redis
@@ -127,8 +127,5 @@ private:
     qint64 m_lastIdMs = 0;
     quint64 m_idCounter = 0;
 };
-
-// What a Redis store reply error means for a client; `ok` when the reply is not an error.
-Result<void> redisReplyError(const Redis::RedisReply &reply);
 
 } // namespace Broker

@@ -40,6 +40,12 @@ Error delayOnStream()
     return Error{ErrorCode::InvalidArgument, QStringLiteral("Delayed messages are not supported on stream queues")};
 }
 
+Error pendingInSeveralGroups()
+{
+    return Error{ErrorCode::InvalidArgument,
+                 QStringLiteral("The message is pending in several consumer groups: give its receipt or group")};
+}
+
 Result<quint64> parseReceipt(const QString &receipt)
 {
     bool ok = false;

@@ -13,6 +13,7 @@ Error messageNotFound();
 Error staleReceipt();
 Error invalidReceipt();
 Error delayOnStream();
+Error pendingInSeveralGroups();
 
 // Receipts are 16 hex digits; anything else is refused before a store looks at it.
 Result<quint64> parseReceipt(const QString &receipt);

@@ -152,8 +152,7 @@ StreamQueue::findPending(const MessageRef &ref)
     if (holders == 0)
         return receipt && ref.group.isEmpty() ? staleReceipt() : messageNotFound();
     if (holders > 1)
-        return Error{ErrorCode::InvalidArgument,
-                     QStringLiteral("The message is pending in several consumer groups: give its receipt or group")};
+        return StoreErrors::pendingInSeveralGroups();
     if (receipt && foundIt->second.deadlineMs == 0)
         return staleReceipt(); // the lease ran out; the entry waits for its next consumer
     return std::make_pair(found, foundIt);

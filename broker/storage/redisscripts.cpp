@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "redisscripts.h"
+
+#include "storeerrors.h"
+
+#include <QCryptographicHash>
+#include <QHash>
+
+namespace Broker::RedisScripts {
+
+using Redis::RedisReply;
+using Redis::Script;
+
+namespace {
+
+// A script is lib.lua followed by its own text.
+Script load(const char *name)
+{
+    const Script lib = Script::fromFile(QStringLiteral(":/redis/lib.lua"));
+    Script script = Script::fromFile(QStringLiteral(":/redis/%1.lua").arg(QLatin1StringView(name)));
+    script.source = lib.source + "\n" + script.source;
+    script.sha1 = QCryptographicHash::hash(script.source, QCryptographicHash::Sha1).toHex();
+    return script;
+}
+
+} // namespace
+
+Set::Set()
+    : create(load("create")),
+      remove(load("delete")),
+      publish(load("publish")),
+      consume(load("consume")),
+      settle(load("settle")),
+      maintain(load("maintain")),
+      info(load("info")),
+      browse(load("browse")),
+      purge(load("purge")),
+      redrive(load("redrive")),
+      streamConsume(load("stream_consume")),
+      streamSettle(load("stream_settle")),
+      streamMaintain(load("stream_maintain")),
+      drain(load("drain"))
+{
+}
+
+qint64 integerOf(const RedisReply &reply)
+{
+    if (reply.type == RedisReply::Type::Integer)
+        return reply.integer;
+    return reply.string.toLongLong();
+}
+
+std::optional<MessageEventKind> eventKind(const QByteArray &name)
+{
+    static const QHash<QByteArray, MessageEventKind> kinds{
+        {"Acked", MessageEventKind::Acked},           {"Nacked", MessageEventKind::Nacked},
+        {"LeaseExpired", MessageEventKind::LeaseExpired}, {"Expired", MessageEventKind::Expired},
+        {"DeadLettered", MessageEventKind::DeadLettered}, {"Dropped", MessageEventKind::Dropped},
+        {"Redriven", MessageEventKind::Redriven},     {"Delivered", MessageEventKind::Delivered},
+    };
+    const auto it = kinds.constFind(name);
+    return it == kinds.cend() ? std::nullopt : std::optional(it.value());
+}
+
+QueueInfo queueInfo(const QString &name, const RedisReply &reply)
+{
+    QueueInfo info;
+    info.name = name;
+    QHash<QByteArray, QByteArray> meta;
+    const QList<RedisReply> &pairs = reply.elements.value(0).elements;
+    for (qsizetype i = 0; i + 1 < pairs.size(); i += 2)
+        meta.insert(pairs[i].string, pairs[i + 1].string);
+    QueueConfig &config = info.config;
+    config.type = QString::fromUtf8(meta.value("type"));
+    config.maxSize = meta.value("max_size").toLongLong();
+    config.ttlSeconds = meta.value("ttl").toLongLong();
+    config.visibilityTimeoutSeconds = meta.value("visibility_timeout").toLongLong();
+    config.maxDeliveries = meta.value("max_deliveries").toInt();
+    config.deadLetterQueue = QString::fromUtf8(meta.value("dead_letter_queue"));
+    info.created = meta.value("created_ms").toDouble() / 1000.0;
+    QueueCounters &c = info.counters;
+    c.published = meta.value("published").toLongLong();
+    c.delivered = meta.value("delivered").toLongLong();
+    c.acked = meta.value("acked").toLongLong();
+    c.nacked = meta.value("nacked").toLongLong();
+    c.expired = meta.value("expired").toLongLong();
+    c.deadLettered = meta.value("dead_lettered").toLongLong();
+    c.dropped = meta.value("dropped").toLongLong();
+    c.redriven = meta.value("redriven").toLongLong();
+    info.depth = integerOf(reply.elements.value(1));
+    info.delayed = integerOf(reply.elements.value(2));
+    info.inFlight = integerOf(reply.elements.value(3));
+    for (const RedisReply &group : reply.elements.value(4).elements) {
+        ConsumerGroupInfo g;
+        g.name = QString::fromUtf8(group.elements.value(0).string);
+        g.pending = integerOf(group.elements.value(1));
+        g.lag = integerOf(group.elements.value(2));
+        for (const RedisReply &consumer : group.elements.value(3).elements)
+            g.consumers.append(QString::fromUtf8(consumer.string));
+        info.groups.append(g);
+    }
+    return info;
+}
+
+
+Result<void> replyError(const RedisReply &reply)
+{
+    if (!reply.isError())
+        return {};
+    const QByteArray code = reply.errorCode();
+    if (code == "QUEUE_NOT_FOUND")
+        return StoreErrors::queueNotFound();
+    if (code == "QUEUE_EXISTS")
+        return StoreErrors::queueExists();
+    if (code == "QUEUE_FULL")
+        return StoreErrors::queueFull();
+    if (code == "MESSAGE_NOT_FOUND")
+        return StoreErrors::messageNotFound();
+    if (code == "STALE_RECEIPT")
+        return StoreErrors::staleReceipt();
+    if (code == "AMBIGUOUS")
+        return StoreErrors::pendingInSeveralGroups();
+    if (code == "WRONG_KIND")
+        return Error{ErrorCode::Conflict, QStringLiteral("The queue was replaced by another broker; try again")};
+    return Error{ErrorCode::Internal, QStringLiteral("Redis error: %1").arg(QString::fromUtf8(reply.string))};
+}
+
+} // namespace Broker::RedisScripts

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/messageevent.h"
+#include "core/queueinfo.h"
+#include "core/result.h"
+#include "redis/redisreply.h"
+#include "redis/scriptcache.h"
+
+#include <optional>
+
+// The Redis store's Lua scripts (resources/redis) and how their replies read.
+namespace Broker::RedisScripts {
+
+// Every script, loaded from the resources with lib.lua in front of it.
+struct Set
+{
+    Set();
+    Redis::Script create, remove, publish, consume, settle, maintain, info, browse, purge, redrive;
+    Redis::Script streamConsume, streamSettle, streamMaintain, drain;
+};
+
+// A reply's integer, whether Redis sent it as an integer or as text.
+qint64 integerOf(const Redis::RedisReply &reply);
+// The kind named in a script's event list ("Acked", "DeadLettered", ...).
+std::optional<MessageEventKind> eventKind(const QByteArray &name);
+// info.lua's reply as a QueueInfo (rates are the engine's business).
+QueueInfo queueInfo(const QString &name, const Redis::RedisReply &reply);
+// What a script's error reply ("QUEUE_FULL …") means for a client; ok when it is no error.
+Result<void> replyError(const Redis::RedisReply &reply);
+
+} // namespace Broker::RedisScripts
