@@ -5,11 +5,13 @@ set -eu
 
 # fonts-dejavu-core: readable text when the UI tests and --screenshots render offscreen.
 # redis-server: the Redis store's tests start their own servers on free loopback ports.
+# lintian, desktop-file-utils, appstream: the packaging checks (tests/packaging).
 PACKAGES="cmake g++ make pkg-config ca-certificates
 qt6-base-dev qt6-base-dev-tools libyaml-cpp-dev
 qt6-httpserver-dev qt6-websockets-dev libreadline-dev
 fonts-dejavu-core
-libhiredis-dev redis-server"
+libhiredis-dev redis-server
+lintian desktop-file-utils appstream curl"
 
 missing=""
 for package in $PACKAGES; do

@@ -117,6 +117,11 @@ int main(int argc, char **argv)
         for (const Broker::IssuedKey &key : host.issuedKeys())
             std::printf("  %-24s %s\n", qPrintable(key.userId), qPrintable(key.apiKey));
         std::fflush(stdout);
+        // Said on the log as well, without the keys: under a service manager standard output may
+        // go nowhere (the systemd unit discards it so that keys never reach the journal).
+        qCInfo(lcSecurity).noquote() << QStringLiteral("%1 new API keys for %2 were printed on standard output")
+                                            .arg(host.issuedKeys().size())
+                                            .arg(host.usersFile());
     }
     if (parser.isSet(checkOption)) {
         std::printf("brokerd: configuration and users are valid\n");

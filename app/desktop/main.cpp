@@ -68,8 +68,21 @@ Broker::Result<QString> desktopConfigFile(const QString &requested)
 
 } // namespace
 
+// Options that need no display: asked without one, they are answered and nothing else happens.
+bool asksOnlyVersionOrHelp(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArrayView arg(argv[i]);
+        if (arg == "--version" || arg == "-v" || arg == "--help" || arg == "-h" || arg == "--help-all")
+            return true;
+    }
+    return false;
+}
+
 int main(int argc, char **argv)
 {
+    if (!displayAvailable(argc, argv) && asksOnlyVersionOrHelp(argc, argv))
+        qputenv("QT_QPA_PLATFORM", "offscreen"); // QCommandLineParser answers; no window is shown
     if (!displayAvailable(argc, argv)) {
         std::fputs("brokerdesk: no graphical display here (DISPLAY and WAYLAND_DISPLAY are not set).\n"
                    "The headless broker serves the same API without a window:\n"
