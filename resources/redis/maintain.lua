@@ -53,6 +53,9 @@ for _, key in ipairs(readyLists(q)) do
 end
 more = more or swept == limit
 
+-- Messages another broker published wake this broker's waiting consumers too (within a run).
+if available == 0 and readyCount(q) > 0 then available = 1 end
+
 local nextDue = 0
 local first = redis.call('ZRANGE', q.deadlines, 0, 0, 'WITHSCORES')
 if #first > 0 then nextDue = tonumber(first[2]) end

@@ -41,5 +41,7 @@ for _, e in ipairs(front) do
   expire(q, e[2][2], now)
 end
 trimStream(q, limit)
+-- Entries another broker published wake this broker's waiting consumers too (within a run).
+if available == 0 and redis.call('XLEN', q.stream) > 0 then available = 1 end
 if more then nextDue = now end
 return {{nextDue, available}, EVENTS}

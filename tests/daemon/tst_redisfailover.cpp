@@ -249,6 +249,29 @@ private Q_SLOTS:
                  qPrintable(timeline.join(" -> ")));
     }
 
+    void longPollOnOneBrokerIsWokenByAPublishOnAnother()
+    {
+        m_redis.cli({"FLUSHALL"});
+        Brokerd a = startBroker("a"), b = startBroker("b");
+        QCOMPARE(call(a.base, "POST", "/queues", R"({"name":"wake"})").first, 200);
+        QNetworkReply *waiting = send(b.base, "GET", "/messages/wake?wait=10");
+        QTest::qWait(300); // the consumer waits on broker b
+        QElapsedTimer timer;
+        timer.start();
+        QCOMPARE(call(a.base, "POST", "/messages/wake", R"({"message":{"n":1}})").first, 200);
+        QVERIFY(waitUntil([&] { return waiting->isFinished(); }, 10'000));
+        const qint64 latency = timer.elapsed();
+        const QJsonObject message = QJsonDocument::fromJson(waiting->readAll()).object().value("message").toObject();
+        waiting->deleteLater();
+        qInfo("a long poll on broker b got a message published on broker a after %lld ms", latency);
+        QCOMPARE(numberOf(message), 1);
+        QVERIFY2(latency < 2500, qPrintable(QString::number(latency))); // within a maintenance run (1 s)
+        for (Brokerd *broker : {&a, &b}) {
+            broker->process->terminate();
+            broker->process->waitForFinished(10'000);
+        }
+    }
+
     void threeBrokersCompeteAndReclaimAKilledBrokersLeases()
     {
         m_redis.cli({"FLUSHALL"});
