@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "memoryqueue.h"
 
-#include "storeerrors.h"
-
 namespace Broker {
 
 MemoryQueue::MemoryQueue(QString name, QueueConfig config, qint64 createdMs, MemoryQueueHost &host)
@@ -43,21 +41,6 @@ void MemoryQueue::expire(StoredMessage &&message)
     if (!m_config.deadLetterQueue.isEmpty())
         m_host.deadLetter(*this, std::move(message), QStringLiteral("expired"));
     // Without a dead-letter queue an expired message is simply gone; `expired` counted it.
-}
-
-Result<quint64> MemoryQueue::parseReceipt(const QString &receipt) const
-{
-    return StoreErrors::parseReceipt(receipt);
-}
-
-Error MemoryQueue::messageNotFound()
-{
-    return StoreErrors::messageNotFound();
-}
-
-Error MemoryQueue::staleReceipt()
-{
-    return StoreErrors::staleReceipt();
 }
 
 QString formatReceipt(quint64 receipt)

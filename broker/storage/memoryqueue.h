@@ -77,10 +77,6 @@ protected:
     qint64 visibilityMs(qint64 requestedMs) const;
     // Counts and records an expired message, then dead-letters or drops it.
     void expire(StoredMessage &&message);
-    Result<quint64> parseReceipt(const QString &receipt) const;
-
-    static Error messageNotFound();
-    static Error staleReceipt();
 
     MemoryQueueHost &m_host;
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "orderedqueue.h"
 
+#include "storeerrors.h"
+
 #include "core/messageid.h"
 
 namespace Broker {
@@ -64,16 +66,16 @@ Result<OrderedQueue::LeaseTable::iterator> OrderedQueue::findLease(const Message
 {
     const std::optional<quint64> sequence = MessageId::parse(ref.id);
     if (!sequence)
-        return messageNotFound();
+        return StoreErrors::messageNotFound();
     const auto it = m_leases.find(*sequence);
     if (it == m_leases.end())
-        return messageNotFound();
+        return StoreErrors::messageNotFound();
     if (!ref.receipt.isEmpty()) {
-        const Result<quint64> receipt = parseReceipt(ref.receipt);
+        const Result<quint64> receipt = StoreErrors::parseReceipt(ref.receipt);
         if (!receipt)
             return receipt.error();
         if (*receipt != it->second.receipt)
-            return staleReceipt();
+            return StoreErrors::staleReceipt();
     }
     return it;
 }

@@ -120,12 +120,12 @@ StreamQueue::findPending(const MessageRef &ref)
     const std::optional<quint64> sequence = MessageId::parse(ref.id);
     const auto positionIt = sequence ? m_positionOf.find(*sequence) : m_positionOf.end();
     if (positionIt == m_positionOf.end())
-        return messageNotFound();
+        return StoreErrors::messageNotFound();
     const quint64 position = positionIt->second;
 
     std::optional<quint64> receipt;
     if (!ref.receipt.isEmpty()) {
-        const Result<quint64> parsed = parseReceipt(ref.receipt);
+        const Result<quint64> parsed = StoreErrors::parseReceipt(ref.receipt);
         if (!parsed)
             return parsed.error();
         receipt = *parsed;
@@ -142,7 +142,7 @@ StreamQueue::findPending(const MessageRef &ref)
             continue;
         if (receipt && it->second.receipt != *receipt) {
             if (!ref.group.isEmpty())
-                return staleReceipt();
+                return StoreErrors::staleReceipt();
             continue;
         }
         found = &group;
@@ -150,11 +150,11 @@ StreamQueue::findPending(const MessageRef &ref)
         ++holders;
     }
     if (holders == 0)
-        return receipt && ref.group.isEmpty() ? staleReceipt() : messageNotFound();
+        return receipt && ref.group.isEmpty() ? StoreErrors::staleReceipt() : StoreErrors::messageNotFound();
     if (holders > 1)
         return StoreErrors::pendingInSeveralGroups();
     if (receipt && foundIt->second.deadlineMs == 0)
-        return staleReceipt(); // the lease ran out; the entry waits for its next consumer
+        return StoreErrors::staleReceipt(); // the lease ran out; the entry waits for its next consumer
     return std::make_pair(found, foundIt);
 }
 
@@ -223,7 +223,7 @@ Result<qint64> StreamQueue::extend(const MessageRef &ref, qint64 visibilityMs)
         return found.error();
     auto [group, it] = *found;
     if (it->second.deadlineMs == 0)
-        return messageNotFound(); // claimable: no lease to extend
+        return StoreErrors::messageNotFound(); // claimable: no lease to extend
     group->deadlines.erase({it->second.deadlineMs, it->first});
     it->second.deadlineMs = m_host.nowMs() + visibilityMs;
     group->deadlines.emplace(it->second.deadlineMs, it->first);
