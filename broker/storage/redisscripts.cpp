@@ -16,7 +16,7 @@ namespace {
 // A script is lib.lua followed by its own text.
 Script load(const char *name)
 {
-    const Script lib = Script::fromFile(QStringLiteral(":/redis/lib.lua"));
+    static const Script lib = Script::fromFile(QStringLiteral(":/redis/lib.lua"));
     Script script = Script::fromFile(QStringLiteral(":/redis/%1.lua").arg(QLatin1StringView(name)));
     script.source = lib.source + "\n" + script.source;
     script.sha1 = QCryptographicHash::hash(script.source, QCryptographicHash::Sha1).toHex();

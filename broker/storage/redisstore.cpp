@@ -34,7 +34,7 @@ constexpr int CounterBits = 13;
 } // namespace
 
 RedisStore::RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types, const Clock &clock)
-    : m_options(std::move(options)), m_types(types), m_clock(clock),
+    : m_options(std::move(options)), m_prefix(m_options.keyPrefix.toUtf8()), m_types(types), m_clock(clock),
       m_pool(std::make_unique<Redis::ConnectionPool>(m_options.connection, m_options.pool)),
       m_scripts(std::make_unique<Redis::ScriptRunner>(*m_pool)), m_script(std::make_unique<RedisScripts::Set>()),
       m_breaker(m_options.breaker, clock), m_random(QRandomGenerator::global()->generate64())
@@ -50,7 +50,7 @@ void RedisStore::start()
 {
     m_pool->start();
     // A node number of our own, so that ids of brokers sharing this Redis never collide.
-    m_pool->command({QByteArrayLiteral("INCR"), m_options.keyPrefix.toUtf8() + "nodes"}, [this](CommandResult result) {
+    m_pool->command({QByteArrayLiteral("INCR"), m_prefix + "nodes"}, [this](CommandResult result) {
         if (result && result->type == RedisReply::Type::Integer)
             m_node = quint64(result->integer) & ((1u << NodeBits) - 1);
     });
@@ -95,7 +95,7 @@ void RedisStore::setSpool(std::unique_ptr<PublishSpool> spool)
 
 QByteArray RedisStore::key(const QString &queue, const char *part) const
 {
-    return m_options.keyPrefix.toUtf8() + '{' + queue.toUtf8() + "}:" + part;
+    return m_prefix + '{' + queue.toUtf8() + "}:" + part;
 }
 
 quint64 RedisStore::nextSequence()
@@ -121,10 +121,10 @@ void RedisStore::run(const Script &script, const QString &queue, QByteArrayList 
 {
     QByteArrayList keys{key(queue, "meta")};
     if (&script == &m_script->create || &script == &m_script->remove)
-        keys.append(m_options.keyPrefix.toUtf8() + "queues");
+        keys.append(m_prefix + "queues");
     args.prepend(QByteArray::number(m_clock.nowMs()));
     args.prepend(queue.toUtf8());
-    args.prepend(m_options.keyPrefix.toUtf8());
+    args.prepend(m_prefix);
     attempt(script, queue, keys, args, retry, 1, [this, queue, user, done = std::move(done)](Result<RedisReply> reply) {
         if (!reply)
             return done(reply.error());
@@ -312,7 +312,7 @@ void RedisStore::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
     if (!m_breaker.allowRequest())
         return done(Error{ErrorCode::Unavailable, QStringLiteral("Redis is unavailable (circuit breaker open)"),
                           Redis::NotSent});
-    m_pool->command({QByteArrayLiteral("SMEMBERS"), m_options.keyPrefix.toUtf8() + "queues"},
+    m_pool->command({QByteArrayLiteral("SMEMBERS"), m_prefix + "queues"},
                     [this, step, done = std::move(done)](CommandResult names) mutable {
                         if (!names) {
                             m_breaker.recordFailure();

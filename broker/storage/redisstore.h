@@ -111,6 +111,7 @@ private:
     QString newReceipt();
 
     RedisStoreOptions m_options;
+    const QByteArray m_prefix; // m_options.keyPrefix, encoded once: every call needs it
     const QueueTypeCatalog &m_types;
     const Clock &m_clock;
     StoreListener *m_listener = nullptr;
