@@ -94,15 +94,18 @@ void ConnectionPool::command(const QByteArrayList &args, CommandCallback done, q
         return;
     }
     if (!m_running || m_options.waitTimeoutMs <= 0 || int(m_waiting.size()) >= m_options.maxWaitingCommands) {
-        done(Error{ErrorCode::Unavailable,
-                   QStringLiteral("Redis is not connected%1").arg(m_lastError.isEmpty() ? QString()
-                                                                                         : QStringLiteral(" (%1)").arg(m_lastError)),
-                   NotSent});
+        done(notConnected(QString()));
         return;
     }
     m_waiting.push_back(WaitingCommand{args, std::move(done), routingKey, timeoutMs, steadyMs() + m_options.waitTimeoutMs});
     if (!m_waitTimer.isActive())
         m_waitTimer.start(m_options.waitTimeoutMs);
+}
+
+Error ConnectionPool::notConnected(const QString &how) const
+{
+    const QString why = m_lastError.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(m_lastError);
+    return Error{ErrorCode::Unavailable, QStringLiteral("Redis is not connected%1%2").arg(how, why), NotSent};
 }
 
 void ConnectionPool::connectionReady(Slot &slot)
@@ -142,11 +145,7 @@ void ConnectionPool::expireWaiting()
     while (!m_waiting.empty() && m_waiting.front().deadlineMs <= now) {
         WaitingCommand command = std::move(m_waiting.front());
         m_waiting.pop_front();
-        command.done(Error{ErrorCode::Unavailable,
-                           QStringLiteral("Redis is not connected: no connection within %1 ms%2")
-                               .arg(m_options.waitTimeoutMs)
-                               .arg(m_lastError.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(m_lastError)),
-                           NotSent});
+        command.done(notConnected(QStringLiteral(": no connection within %1 ms").arg(m_options.waitTimeoutMs)));
     }
     if (!m_waiting.empty())
         m_waitTimer.start(int(std::max<qint64>(1, m_waiting.front().deadlineMs - now)));

@@ -72,6 +72,8 @@ private:
     };
 
     RedisConnection *pick(quint32 routingKey) const;
+    // The failure of a command that found no connection; `how` is added after "not connected".
+    Error notConnected(const QString &how) const;
     void connectionReady(Slot &slot);
     void connectionLost(Slot &slot, const QString &reason);
     void flushWaiting();
