@@ -5,6 +5,8 @@
 
 #include "core/messageid.h"
 
+#include "../support/eventloop.h"
+
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
@@ -14,34 +16,20 @@ using namespace Broker;
 
 namespace {
 
-// Runs the event loop until `done` (journal writes complete through it), at most ten seconds.
-// Not QTRY_*: it sleeps 50 ms between checks, and these waits are many and short.
-void waitUntil(const std::function<bool()> &done)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (!done() && timer.elapsed() < 10'000)
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 10);
-    QVERIFY(done());
-}
-
+// Journal writes complete through the event loop: these run it until the completion comes.
 template<typename T>
 T get(std::function<void(Completion<T>)> operation)
 {
-    std::optional<Result<T>> result;
-    operation([&](Result<T> r) { result.emplace(std::move(r)); });
-    waitUntil([&] { return result.has_value(); });
-    if (!result->ok())
-        qFatal("store operation failed: %s", qPrintable(result->error().message));
-    return result->value();
+    Result<T> result = Testing::awaitResult<T>(operation);
+    if (!result.ok())
+        qFatal("store operation failed: %s", qPrintable(result.error().message));
+    return std::move(result).value();
 }
 
 void expectOk(std::function<void(Completion<void>)> operation)
 {
-    std::optional<Result<void>> result;
-    operation([&](Result<void> r) { result.emplace(std::move(r)); });
-    waitUntil([&] { return result.has_value(); });
-    QVERIFY2(result->ok(), result->ok() ? "" : qPrintable(result->error().message));
+    const Result<void> result = Testing::awaitResult<void>(operation);
+    QVERIFY2(result.ok(), result.ok() ? "" : qPrintable(result.error().message));
 }
 
 // Everything observable about a store, as text that two stores can be compared by.

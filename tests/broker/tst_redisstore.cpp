@@ -24,15 +24,10 @@ using namespace Broker::Testing;
 namespace {
 
 
-// Runs one store operation and waits for its completion.
 template<typename T, typename Call>
-Result<T> get(Call call, int timeoutMs = 10'000)
+Result<T> get(Call call)
 {
-    std::optional<Result<T>> out;
-    call([&out](Result<T> r) { out.emplace(std::move(r)); });
-    if (!waitUntil([&] { return out.has_value(); }, timeoutMs))
-        return Error{ErrorCode::Timeout, QStringLiteral("the test gave up waiting")};
-    return std::move(*out);
+    return awaitResult<T>(call);
 }
 
 RedisStoreOptions optionsFor(quint16 port)
