@@ -5,7 +5,7 @@
 
 #include "core/messageid.h"
 
-#include "../support/eventloop.h"
+#include "../support/awaitresult.h"
 
 #include <QElapsedTimer>
 #include <QFile>

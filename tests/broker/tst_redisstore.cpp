@@ -6,7 +6,7 @@
 
 #include "engine/queuetyperegistry.h"
 
-#include "../support/eventloop.h"
+#include "../support/awaitresult.h"
 #include "../support/redisserver.h"
 
 #include <QDateTime>

@@ -3,6 +3,8 @@
 // at fsync `always`; then count. Every publish the broker acknowledged must be delivered or still
 // queued (lost = 0); a message acknowledged by its consumer must never come back; duplicates
 // happen only for messages whose ack was in flight when the broker died.
+#include "../support/deliveryaudit.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -177,12 +179,7 @@ private Q_SLOTS:
         m_broker->terminate();
         QVERIFY(m_broker->waitForFinished(10'000));
 
-        qint64 lost = 0;
-        for (const qint64 id : std::as_const(m_acknowledged))
-            lost += m_deliveries.contains(id) ? 0 : 1;
-        qint64 duplicated = 0;
-        for (auto it = m_deliveries.cbegin(); it != m_deliveries.cend(); ++it)
-            duplicated += it.value() > 1 ? 1 : 0;
+        const auto [lost, duplicated] = Broker::Testing::DeliveryAudit::of(m_acknowledged, m_deliveries);
         qInfo("crash recovery, fsync always, %d kills: attempted %lld, acknowledged %lld, delivered %lld, "
               "lost %lld, duplicated %lld, redelivered after a confirmed ack %lld",
               Rounds, m_attempted, qint64(m_acknowledged.size()), qint64(m_deliveries.size()), lost, duplicated,

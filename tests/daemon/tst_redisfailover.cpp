@@ -6,6 +6,7 @@
 //  - three brokerd on one Redis with competing consumers: never two leases on one message at a
 //    time, and the leases of a broker killed with kill -9 come back within the visibility
 //    timeout plus one second.
+#include "../support/deliveryaudit.h"
 #include "../support/eventloop.h"
 #include "../support/redisserver.h"
 
@@ -231,12 +232,7 @@ private Q_SLOTS:
         broker.process->terminate();
         QVERIFY(broker.process->waitForFinished(10'000));
 
-        qint64 lost = 0;
-        for (const qint64 n : std::as_const(acknowledged))
-            lost += deliveries.contains(n) ? 0 : 1;
-        qint64 duplicated = 0;
-        for (auto it = deliveries.cbegin(); it != deliveries.cend(); ++it)
-            duplicated += it.value() > 1 ? 1 : 0;
+        const auto [lost, duplicated] = Broker::Testing::DeliveryAudit::of(acknowledged, deliveries);
         qInfo("redis kill -9 for 2.5 s under load: attempted %lld, acknowledged %lld (%lld while Redis was down, "
               "spooled), delivered %lld, lost %lld, duplicated %lld, redelivered after a confirmed ack %lld; "
               "/health: %s, healthy again %lld ms after Redis was back",
