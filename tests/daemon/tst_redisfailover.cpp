@@ -138,28 +138,30 @@ private Q_SLOTS:
             redeliveredAfterAck += consumerAcked.contains(n) ? 1 : 0;
             ++deliveries[n];
         };
+        // Context of every callback below: replies still in flight when the test ends find no one.
+        QObject scope;
         std::function<void()> publish = [&] {
             if (!m_running)
                 return;
             const qint64 n = next++;
             ++attempted;
             QNetworkReply *reply = send(broker.base, "POST", "/messages/jobs", QStringLiteral(R"({"message":{"n":%1}})").arg(n).toUtf8());
-            connect(reply, &QNetworkReply::finished, this, [&, reply, n] {
+            connect(reply, &QNetworkReply::finished, &scope, [&, reply, n] {
                 reply->deleteLater();
                 if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200)
                     acknowledged.insert(n);
-                QTimer::singleShot(2, this, publish);
+                QTimer::singleShot(2, &scope, publish);
             });
         };
         std::function<void()> consume = [&] {
             if (!m_running)
                 return;
             QNetworkReply *reply = send(broker.base, "GET", "/messages/jobs?acknowledge=false&count=5&visibility_timeout=2");
-            connect(reply, &QNetworkReply::finished, this, [&, reply] {
+            connect(reply, &QNetworkReply::finished, &scope, [&, reply] {
                 reply->deleteLater();
                 const QJsonArray messages = QJsonDocument::fromJson(reply->readAll()).object().value("messages").toArray();
                 if (messages.isEmpty()) {
-                    QTimer::singleShot(20, this, consume);
+                    QTimer::singleShot(20, &scope, consume);
                     return;
                 }
                 auto pending = std::make_shared<int>(int(messages.size()));
@@ -169,7 +171,7 @@ private Q_SLOTS:
                     const qint64 n = numberOf(message);
                     QNetworkReply *ack = send(broker.base, "PUT", "/messages/jobs/" + message.value("id").toString(),
                                               QJsonDocument(QJsonObject{{"receipt", message.value("receipt")}}).toJson());
-                    connect(ack, &QNetworkReply::finished, this, [&, ack, n, pending] {
+                    connect(ack, &QNetworkReply::finished, &scope, [&, ack, n, pending] {
                         ack->deleteLater();
                         if (ack->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200)
                             consumerAcked.insert(n);
@@ -185,9 +187,9 @@ private Q_SLOTS:
         QElapsedTimer sinceRestart;
         qint64 healthyAfterRestartMs = -1;
         QTimer healthPoll;
-        connect(&healthPoll, &QTimer::timeout, this, [&] {
+        connect(&healthPoll, &QTimer::timeout, &scope, [&] {
             QNetworkReply *reply = send(broker.base, "GET", "/health");
-            connect(reply, &QNetworkReply::finished, this, [&, reply] {
+            connect(reply, &QNetworkReply::finished, &scope, [&, reply] {
                 reply->deleteLater();
                 const QString status = QJsonDocument::fromJson(reply->readAll()).object().value("status").toString();
                 if (!status.isEmpty() && (timeline.isEmpty() || timeline.last() != status))
@@ -301,12 +303,14 @@ private Q_SLOTS:
         QSet<qint64> orphansSeen;
         int outstanding = 0;
         m_running = true;
+        // Context of every callback below: replies still in flight when the test ends find no one.
+        QObject scope;
         std::function<void(int)> consume = [&](int which) {
             if (!m_running)
                 return;
             ++outstanding;
             QNetworkReply *reply = send(brokers[which].base, "GET", "/messages/shared?acknowledge=false&count=3");
-            connect(reply, &QNetworkReply::finished, this, [&, reply, which] {
+            connect(reply, &QNetworkReply::finished, &scope, [&, reply, which] {
                 reply->deleteLater();
                 --outstanding;
                 const QJsonArray messages = QJsonDocument::fromJson(reply->readAll()).object().value("messages").toArray();
@@ -325,7 +329,7 @@ private Q_SLOTS:
                     ++outstanding;
                     QNetworkReply *ack = send(brokers[which].base, "PUT", "/messages/shared/" + message.value("id").toString(),
                                               QJsonDocument(QJsonObject{{"receipt", message.value("receipt")}}).toJson());
-                    connect(ack, &QNetworkReply::finished, this, [&, ack, n] {
+                    connect(ack, &QNetworkReply::finished, &scope, [&, ack, n] {
                         ack->deleteLater();
                         --outstanding;
                         if (ack->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200) {
@@ -334,7 +338,7 @@ private Q_SLOTS:
                         }
                     });
                 }
-                QTimer::singleShot(messages.isEmpty() ? 50 : 0, this, [&, which] { consume(which); });
+                QTimer::singleShot(messages.isEmpty() ? 50 : 0, &scope, [&, which] { consume(which); });
             });
         };
         for (int i = 0; i < 3; ++i) {
