@@ -26,6 +26,10 @@ struct StoreStatus
     qint64 spooledMessages = 0;  // accepted while the backend was out of reach, not yet delivered to it
     qint64 scriptReloads = 0;    // scripts Redis had forgotten (restart, SCRIPT FLUSH) and got again
     QString lastError;           // why the backend was last out of reach; safe to show
+    // False while changes are refused because the store cannot make them durable (a journal write
+    // or sync failed: full disk, I/O error). Reads still work; the store retries by itself.
+    bool writable = true;
+    QString readOnlyReason;      // why changes are refused; safe to show (no paths)
 };
 
 // Everything a UI or the API needs to draw the broker at one instant, as plain values. Taken in
