@@ -5,6 +5,8 @@
 
 #include "security/validation.h"
 
+#include <algorithm>
+
 #include <QJsonDocument>
 #include <QJsonParseError>
 
@@ -119,7 +121,13 @@ void Exchange::sendError(const Error &error)
     // gCore answers permission failures with the bare word; the detail says what was missing.
     if (error.code == ErrorCode::PermissionDenied)
         return sendProblem(403, QStringLiteral("Unauthorized"), error.message);
-    sendProblem(httpStatusFor(error.code), error.message, error.detail);
+    const int status = httpStatusFor(error.code);
+    // Storage that cannot take changes now (Redis out of reach, journal writes failing) retries
+    // by itself: tell clients when to try again.
+    if (status == 503 && std::none_of(extraHeaders.cbegin(), extraHeaders.cend(),
+                                      [](const auto &header) { return header.first.compare("Retry-After", Qt::CaseInsensitive) == 0; }))
+        addHeader("Retry-After", "1");
+    sendProblem(status, error.message, error.detail);
 }
 
 void Exchange::send(int status, const QByteArray &contentType, const QByteArray &body)
