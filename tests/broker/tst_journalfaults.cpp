@@ -63,6 +63,7 @@ private Q_SLOTS:
     void aChangeThatWasNotWrittenNeverTakesEffect();
     void aConsumeThatFailedLeasesNothing();
     void aFailedSyncEverySecondStopsChanges();
+    void aCompactionThatCannotWriteItsSnapshotLosesNothing();
 };
 
 void TestJournalFaults::aChangeThatWasNotWrittenNeverTakesEffect_data()
@@ -178,6 +179,39 @@ void TestJournalFaults::aFailedSyncEverySecondStopsChanges()
     brokerfault_configure("off");
     QTRY_VERIFY(store->status().writable);
     QCOMPARE(dump(*store), held);
+}
+
+void TestJournalFaults::aCompactionThatCannotWriteItsSnapshotLosesNothing()
+{
+    // The snapshot's file system is full: the compaction fails, the journal goes on in P.next,
+    // no later compaction may start P.next over, and the next start finishes the compaction.
+    FaultGuard guard;
+    QTemporaryDir dir;
+    const QString path = dir.filePath("compact.journal");
+    auto store = open(path, JournalWriter::Fsync::Never);
+    QVERIFY(store);
+    get<QueueInfo>([&](auto d) { store->createQueue("q", QueueConfig{}, d); });
+    for (int n = 0; n < 20; ++n)
+        get<PublishResult>([&](auto d) { store->publish("q", {message(n)}, "alice", d); });
+    brokerfault_configure("match=compact.journal.snapshot write=enospc");
+    QVERIFY(store->compact());
+    store->finishCompaction();
+    QCOMPARE(store->compactionStats().failed, 1);
+    QCOMPARE(store->compactionStats().completed, 0);
+    QVERIFY(store->status().writable); // the journal itself takes writes
+    for (int n = 20; n < 25; ++n)
+        get<PublishResult>([&](auto d) { store->publish("q", {message(n)}, "alice", d); });
+    QVERIFY(!store->compact());
+    const QString state = dump(*store);
+    QVERIFY(state.contains("depth=25"));
+    brokerfault_configure("off");
+    store.reset();
+
+    auto reopened = open(path, JournalWriter::Fsync::Never);
+    QVERIFY(reopened);
+    QCOMPARE(dump(*reopened), state);
+    QVERIFY(QFile::exists(path + ".snapshot"));
+    QVERIFY(!QFile::exists(path + ".next"));
 }
 
 QTEST_GUILESS_MAIN(TestJournalFaults)
