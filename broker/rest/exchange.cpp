@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "exchange.h"
 
+#include "jsonscanner.h"
 #include "requestchannel.h"
 
+#include "errors/logging.h"
 #include "security/validation.h"
 
 #include <algorithm>
 
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QRegularExpression>
 
 namespace Broker::Rest {
 
@@ -83,11 +86,17 @@ Result<QJsonObject> Exchange::jsonBody(int maxDepth, bool allowEmpty) const
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(m_body, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
+        // Qt refuses a number beyond a double's range as if the text were broken: name the field.
+        if (const std::optional<QString> where = JsonScanner::numberOutOfRange(m_body, maxDepth))
+            return JsonScanner::numberOutOfRangeError(*where);
         return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid JSON"),
                      QStringLiteral("At offset %1: %2").arg(parseError.offset).arg(parseError.errorString())};
     }
     if (!document.isObject())
         return Error{ErrorCode::InvalidArgument, QStringLiteral("Request body must be a JSON object")};
+    // Qt reads a nonzero number too small for a double as 0.
+    if (const std::optional<QString> where = JsonScanner::numberOutOfRange(m_body, maxDepth))
+        return JsonScanner::numberOutOfRangeError(*where);
     return document.object();
 }
 
@@ -127,7 +136,23 @@ void Exchange::sendError(const Error &error)
     if (status == 503 && std::none_of(extraHeaders.cbegin(), extraHeaders.cend(),
                                       [](const auto &header) { return header.first.compare("Retry-After", Qt::CaseInsensitive) == 0; }))
         addHeader("Retry-After", "1");
-    sendProblem(status, error.message, error.detail);
+    if (status < 500)
+        return sendProblem(status, error.message, error.detail);
+    // A server-side failure is described by the component that failed, with what the operator
+    // needs (files, errno): all of it goes to the log, the client gets it without paths.
+    qCWarning(lcErrors).noquote() << "request" << m_requestId << "answered" << status << error.message
+                                  << (error.detail.isEmpty() ? QString() : QStringLiteral("(%1)").arg(error.detail));
+    sendProblem(status, withoutPaths(error.message), withoutPaths(error.detail));
+}
+
+QString withoutPaths(const QString &text)
+{
+    // An absolute or home-relative path not glued to a word ("I/O", "read/write" stay), up to
+    // whitespace, a quote or punctuation that ends a clause.
+    static const QRegularExpression path(QStringLiteral(R"((?<![\w.~/-])(?:~?/|[A-Za-z]:\\)[^\s'"`,;()]*[^\s'"`,;().:])"));
+    QString out = text;
+    out.replace(path, QStringLiteral("[path]"));
+    return out;
 }
 
 void Exchange::send(int status, const QByteArray &contentType, const QByteArray &body)

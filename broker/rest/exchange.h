@@ -95,4 +95,8 @@ using ExchangePtr = std::shared_ptr<Exchange>;
 // The one place where engine errors become HTTP statuses.
 int httpStatusFor(ErrorCode code);
 
+// `text` with file-system paths ("/var/lib/x/journal", "~/x", "C:\\x") replaced by "[path]":
+// what a server-side error may say on the wire. The log keeps the original.
+QString withoutPaths(const QString &text);
+
 } // namespace Broker::Rest
