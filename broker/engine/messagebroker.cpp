@@ -551,7 +551,10 @@ void MessageBroker::healthSummary(Completion<HealthSummary> done)
         summary.messagesProcessed = m_healthTotals.messagesProcessed();
         done(std::move(summary));
     };
-    if (m_healthTotals.isFresh())
+    // A count that failed while the store says it is fine again is not kept: the store has come
+    // back (Redis returned), and reporting the old failure for up to a second would be a lie.
+    const bool staleFailure = m_healthTotals.countFailed() && m_store.health() == HealthStatus::Healthy;
+    if (m_healthTotals.isFresh() && !staleFailure)
         return answer();
     if (!m_healthTotals.waitForCount(std::move(answer)))
         return; // a count is under way; it answers this caller too

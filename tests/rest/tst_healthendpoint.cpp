@@ -75,6 +75,7 @@ private Q_SLOTS:
     void detailNeedsAKey_data();
     void detailNeedsAKey();
     void unauthenticatedHealthCountsAtMostOncePerSecond();
+    void failedCountIsNotKeptOnceTheStoreIsBack();
 };
 
 void TestHealthEndpoint::storeStates_data()
@@ -202,6 +203,31 @@ void TestHealthEndpoint::unauthenticatedHealthCountsAtMostOncePerSecond()
     for (int i = 0; i < 3; ++i)
         QCOMPARE(f.request("GET", "/health", AdminKey).status, 200);
     QVERIFY(f.store.listings - keyed >= 3);
+}
+
+void TestHealthEndpoint::failedCountIsNotKeptOnceTheStoreIsBack()
+{
+    HealthFixture f;
+    f.store.failListings = true;
+    HttpResponse r = f.request("GET", "/health");
+    QCOMPARE(r.status, 503);
+    QCOMPARE(r.json().value("status").toString(), QString("unhealthy"));
+    QVERIFY(!storageOf(r).contains("last_error")); // not without a key
+
+    // While the store says it is degraded (spooling), the failed count stands for its second.
+    f.store.reportedHealth = HealthStatus::Degraded;
+    const int listings = f.store.listings;
+    for (int i = 0; i < 5; ++i)
+        QCOMPARE(f.request("GET", "/health").json().value("status").toString(), QString("degraded"));
+    QVERIFY(f.store.listings - listings <= 1);
+
+    // The store is back: the very next answer counts again instead of repeating the failure.
+    f.store.failListings = false;
+    f.store.reportedHealth = HealthStatus::Healthy;
+    r = f.request("GET", "/health");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.json().value("status").toString(), QString("healthy"));
+    QCOMPARE(f.request("GET", "/health/ready").status, 200);
 }
 
 QTEST_GUILESS_MAIN(TestHealthEndpoint)

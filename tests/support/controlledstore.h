@@ -16,6 +16,7 @@ public:
     HealthStatus reportedHealth = HealthStatus::Healthy;
     StoreStatus reportedStatus;
     int listings = 0;
+    bool failListings = false; // listQueues answers Unavailable (the backend went away)
 
     QString backendName() const override { return m_inner.backendName(); }
     HealthStatus health() const override { return reportedHealth; }
@@ -31,6 +32,8 @@ public:
     void listQueues(Completion<QList<QueueInfo>> done) override
     {
         ++listings;
+        if (failListings)
+            return done(Error{ErrorCode::Unavailable, QStringLiteral("Storage backend unreachable")});
         m_inner.listQueues(std::move(done));
     }
     void queueInfo(const QString &name, Completion<QueueInfo> done) override { m_inner.queueInfo(name, std::move(done)); }
