@@ -109,9 +109,9 @@ void UserDirectory::warnAboutPlaintextKeys(const QString &path, const QStringLis
     if (!(QFileInfo(path).permissions() & others))
         return;
     const QString warning =
-        QStringLiteral("SECURITY: %1 holds the plaintext API keys of %2 and other users of this machine may read it. "
-                       "Restrict it (chmod 600 %1), or replace each api_key with api_key_sha256 (the key's SHA-256 "
-                       "in hex, e.g. printf %3 KEY | sha256sum).")
+        QStringLiteral("SECURITY: %1 can be read by other users of this machine and holds plaintext API keys "
+                       "(users: %2). Restrict it (chmod 600 %1), or replace each api_key with api_key_sha256 (the "
+                       "key's SHA-256 in hex, e.g. printf %3 KEY | sha256sum).")
             .arg(path, plaintextUsers.join(QStringLiteral(", ")), QStringLiteral("%s"));
     m_loadWarnings.append(warning);
     qCWarning(lcSecurity).noquote() << warning;
@@ -251,12 +251,14 @@ Result<QList<IssuedKey>> UserDirectory::load(const QString &path, bool createIfM
         return invalid(QStringLiteral("%1: users '%2' and '%3' have the same API key; give each user a key of its own")
                            .arg(path, shared->first, shared->second));
     }
-    warnAboutPlaintextKeys(path, plaintextUsers);
     for (const QString &warning : context.warnings())
         qCWarning(lcSecurity).noquote() << warning;
     if (rewrite) {
+        // The file is written back with hashes only: no plaintext key is left in it.
         if (const Result<void> saved = save(); !saved)
             return saved.error();
+    } else {
+        warnAboutPlaintextKeys(path, plaintextUsers);
     }
     return issued;
 }

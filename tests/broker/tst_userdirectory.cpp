@@ -360,6 +360,9 @@ void TestUserDirectory::plaintextKeysInReadableFilesWarn_data()
     QTest::addRow("plaintext-group-readable") << plain << 0640 << true;
     QTest::addRow("plaintext-owner-only") << plain << 0600 << false;
     QTest::addRow("hashes-world-readable") << hashed << 0644 << false;
+    // A placeholder makes the broker write the file back, with hashes only.
+    QTest::addRow("rewritten-with-hashes") << QByteArray(plain + "  new: {role: consumer, api_key: \"\"}\n") << 0644
+                                           << false;
 }
 
 void TestUserDirectory::plaintextKeysInReadableFilesWarn()
@@ -374,6 +377,10 @@ void TestUserDirectory::plaintextKeysInReadableFilesWarn()
     UserDirectory users(m_policy, m_clock);
     QVERIFY(users.load(path).ok());
     QCOMPARE(users.loadWarnings().size(), warns ? 1 : 0);
+    if (text.contains("new:")) { // written back: hashes only, owner only
+        QVERIFY(!read(path).contains("plain-text-secret"));
+        QCOMPARE(QFileInfo(path).permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther), QFileDevice::Permissions());
+    }
     if (!warns)
         return;
     const QString warning = users.loadWarnings().first();
