@@ -331,13 +331,9 @@ void MessagesController::lifecycle(const ExchangePtr &exchange)
     const QStringList roles = exchange->user ? exchange->user->roles : QStringList();
     const auto mayPeek = [&](const QString &name) { return m_context.policy.allows(roles, AccessPolicy::peek(name)); };
     QJsonArray array;
-    for (MessageEvent event : m_context.broker.lifecycle(exchange->params.value(1))) {
-        if (!mayPeek(event.queue))
-            continue;
-        // A redrive names the dead-letter queue it came from.
-        if (event.kind == MessageEventKind::Redriven && !mayPeek(event.detail))
-            event.detail.clear();
-        array.append(eventJson(event));
+    for (const MessageEvent &event : m_context.broker.lifecycle(exchange->params.value(1))) {
+        if (mayPeek(event.queue))
+            array.append(eventJson(event, mayPeek));
     }
     if (array.isEmpty())
         return exchange->sendProblem(404, QStringLiteral("Message not found"),

@@ -228,6 +228,12 @@ void TestAccessRules::redriveDoesNotNameAHiddenQueue()
     for (const QJsonValue &event : peeker.json().value("events").toArray())
         kinds << event.toObject().value("event").toString();
     QVERIFY2(kinds.contains("redriven"), qPrintable(kinds.join(',')));
+    // The queue's own history follows the same rule.
+    const HttpResponse queueEvents = f.request("GET", "/queues/orders/events", peekerKey);
+    QCOMPARE(queueEvents.status, 200);
+    QVERIFY2(queueEvents.body.contains("redriven") && !queueEvents.body.contains("orders.hidden"),
+             queueEvents.body.constData());
+    QVERIFY(f.request("GET", "/queues/orders/events", AdminKey).body.contains("orders.hidden"));
 }
 
 void TestAccessRules::numbersOutOfRangeAreRefused_data()
