@@ -184,7 +184,7 @@ void OperationsController::metrics(const ExchangePtr &exchange)
         QByteArray out;
         appendGauge(out, "brokerdesk_up", "1 while the broker serves.", 1);
         appendGauge(out, "brokerdesk_uptime_seconds", "Seconds since the broker started.", double(s.uptimeSeconds));
-        appendGauge(out, "brokerdesk_storage_healthy", "1 healthy, 0.5 degraded (fallback storage), 0 unhealthy.",
+        appendGauge(out, "brokerdesk_storage_healthy", "1 healthy, 0.5 degraded (fallback storage or read-only), 0 unhealthy.",
                     s.health == HealthStatus::Healthy ? 1.0 : s.health == HealthStatus::Degraded ? 0.5 : 0.0);
         appendGauge(out, "brokerdesk_storage_writable", "1 while the store takes changes, 0 while it is read-only.",
                     s.storeStatus.writable ? 1.0 : 0.0);
