@@ -3,7 +3,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QStringList>
+#include <QList>
 
 #include <cctype>
 #include <charconv>
@@ -63,7 +63,7 @@ public:
             skipSpace();
             const qsizetype valueBegin = m_pos;
             if (m_checkNumbers)
-                m_path.append(decodeKey(key));
+                m_path.append(PathStep{key, -1});
             if (!value(depth))
                 return false;
             if (m_checkNumbers)
@@ -95,7 +95,7 @@ public:
         }
         for (qsizetype index = 0;; ++index) {
             if (m_checkNumbers)
-                m_path.append(QStringLiteral("[%1]").arg(index));
+                m_path.append(PathStep{{}, index});
             if (!value(depth))
                 return false;
             if (m_checkNumbers)
@@ -239,8 +239,12 @@ private:
             return false;
         if (m_checkNumbers && !m_outOfRange && !fitsDouble(m_text.sliced(begin, m_pos - begin))) {
             QString path;
-            for (const QString &part : std::as_const(m_path))
-                path += (path.isEmpty() || part.startsWith(u'[') ? QString() : QStringLiteral(".")) + part;
+            for (const PathStep &step : std::as_const(m_path)) {
+                if (step.index >= 0)
+                    path += QStringLiteral("[%1]").arg(step.index);
+                else
+                    path += (path.isEmpty() ? QString() : QStringLiteral(".")) + decodeKey(step.key);
+            }
             m_outOfRange = path;
         }
         return true;
@@ -315,8 +319,15 @@ private:
     int m_maxDepth;
     qsizetype m_pos;
     Error m_error;
+    // One step down to the current value: a member (its key) or an array element (its index).
+    // Kept as positions; only a path that is reported is decoded.
+    struct PathStep
+    {
+        JsonSpan key;
+        qsizetype index = -1;
+    };
     bool m_checkNumbers = false;
-    QStringList m_path;                  // member names and [indexes] down to the current value
+    QList<PathStep> m_path;
     std::optional<QString> m_outOfRange; // where the first number out of a double's range lies
 };
 
