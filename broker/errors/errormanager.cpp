@@ -49,6 +49,20 @@ QString ErrorManager::redactSecrets(const QString &text)
     return out;
 }
 
+namespace {
+
+void logLine(Severity severity, const QString &line)
+{
+    switch (severity) {
+    case Severity::Info: qCInfo(lcErrors).noquote() << line; break;
+    case Severity::Warning: qCWarning(lcErrors).noquote() << line; break;
+    case Severity::Error:
+    case Severity::Critical: qCCritical(lcErrors).noquote() << line; break;
+    }
+}
+
+} // namespace
+
 void ErrorManager::record(Severity severity, const QString &component, const QString &code, const QString &rawMessage)
 {
     const QString message = redactSecrets(rawMessage);
@@ -72,16 +86,19 @@ void ErrorManager::record(Severity severity, const QString &component, const QSt
             const QString oldestKey = keyOf(oldest.severity, oldest.component, oldest.code, oldest.message);
             m_byKey.remove(oldestKey);
             m_lastNotifiedMs.remove(oldestKey);
+            m_lastLogged.remove(oldestKey);
             m_records.pop_back();
         }
     }
 
-    const QString line = QStringLiteral("[%1] %2%3").arg(component, code.isEmpty() ? QString() : code + QStringLiteral(": "), message);
-    switch (severity) {
-    case Severity::Info: qCInfo(lcErrors).noquote() << line; break;
-    case Severity::Warning: qCWarning(lcErrors).noquote() << line; break;
-    case Severity::Error:
-    case Severity::Critical: qCCritical(lcErrors).noquote() << line; break;
+    Logged &logged = m_lastLogged[key];
+    const bool log = !logged.any || now - logged.atMs >= LogIntervalMs;
+    const qint64 unlogged = it->count - logged.count - 1; // repeats since the last line
+    if (log) {
+        logged = Logged{true, now, it->count};
+        logLine(severity, QStringLiteral("[%1] %2%3%4")
+                              .arg(component, code.isEmpty() ? QString() : code + QStringLiteral(": "), message,
+                                   unlogged > 0 ? QStringLiteral(" (and %1 more like it since the last line)").arg(unlogged) : QString()));
     }
 
     const ErrorRecord snapshot = *it;

@@ -29,14 +29,19 @@ struct ErrorRecord
 };
 
 // Keeps the recent errors of the broker: a bounded log where repeats of a kind are counted
-// instead of stored again, totals per severity, a log line per record (QLoggingCategory), and a
-// notification signal for the UI tray and webhooks. Lives in the engine's thread.
+// instead of stored again, totals per severity, log lines (QLoggingCategory), and a notification
+// signal for the UI tray and webhooks. Lives in the engine's thread.
+//
+// Logging is rate-limited per kind: the first record of a kind is logged at once, repeats within
+// LogIntervalMs are only counted, and the next one after the interval is logged with how many
+// were not — so a client hammering a failing store (or a full disk) writes a line per interval.
 class ErrorManager : public QObject
 {
     Q_OBJECT
 public:
     // `capacity`: how many distinct records are kept; the oldest goes first.
     explicit ErrorManager(const Clock &clock, int capacity = 1000, QObject *parent = nullptr);
+    static constexpr qint64 LogIntervalMs = 10'000;
 
     // Records an error. The message passes through redactSecrets() first.
     void record(Severity severity, const QString &component, const QString &code, const QString &message);
@@ -68,6 +73,13 @@ private:
     QHash<QString, Records::iterator> m_byKey;
     QHash<int, qint64> m_totals;
     QHash<QString, qint64> m_lastNotifiedMs;
+    struct Logged
+    {
+        bool any = false;
+        qint64 atMs = 0;
+        qint64 count = 0; // the kind's count when it was last logged
+    };
+    QHash<QString, Logged> m_lastLogged;
 };
 
 } // namespace Broker

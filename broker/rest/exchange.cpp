@@ -139,8 +139,11 @@ void Exchange::sendError(const Error &error)
     if (status < 500)
         return sendProblem(status, error.message, error.detail);
     // A server-side failure is described by the component that failed, with what the operator
-    // needs (files, errno): all of it goes to the log, the client gets it without paths.
-    qCWarning(lcErrors).noquote() << "request" << m_requestId << "answered" << status << error.message
+    // needs (files, errno): all of it goes to the log, the client gets it without paths. Storage
+    // that is out of reach or read-only (503, 504) is logged by the error manager, once per
+    // interval however many requests it refuses.
+    if (status != 503 && status != 504)
+        qCWarning(lcErrors).noquote() << "request" << m_requestId << "answered" << status << error.message
                                   << (error.detail.isEmpty() ? QString() : QStringLiteral("(%1)").arg(error.detail));
     sendProblem(status, withoutPaths(error.message), withoutPaths(error.detail));
 }

@@ -22,6 +22,7 @@ private Q_SLOTS:
     void recordsFoldByKind();
     void logIsBounded();
     void notificationsAreThrottled();
+    void repeatsAreLoggedOncePerInterval();
     void secretsAreRedacted_data();
     void secretsAreRedacted();
 };
@@ -126,6 +127,37 @@ void TestErrorManager::notificationsAreThrottled()
     errors.setNotificationThreshold(Severity::Warning);
     errors.record(Severity::Warning, "rest", "", "now it counts");
     QCOMPARE(notified.size(), 3);
+}
+
+namespace {
+QStringList g_logged;
+void collect(QtMsgType, const QMessageLogContext &context, const QString &message)
+{
+    if (QByteArrayView(context.category) == "brokerdesk.errors")
+        g_logged.append(message);
+}
+} // namespace
+
+void TestErrorManager::repeatsAreLoggedOncePerInterval()
+{
+    // A client hammering a read-only store: a thousand refusals, one log line per interval.
+    ManualClock clock;
+    ErrorManager errors(clock);
+    g_logged.clear();
+    const QtMessageHandler previous = qInstallMessageHandler(collect);
+    for (int i = 0; i < 1000; ++i) {
+        errors.record(Severity::Error, "storage", "Unavailable", "publish failed: Storage is read-only");
+        clock.advanceMs(5);
+    }
+    errors.record(Severity::Error, "engine", "processor_failed", "another kind is logged at once");
+    clock.advanceMs(ErrorManager::LogIntervalMs);
+    errors.record(Severity::Error, "storage", "Unavailable", "publish failed: Storage is read-only");
+    qInstallMessageHandler(previous);
+    QCOMPARE(g_logged.size(), 3);
+    QVERIFY(!g_logged[0].contains("more like it"));
+    QVERIFY(g_logged[1].contains("another kind"));
+    QVERIFY2(g_logged[2].contains("and 999 more like it since the last line"), qPrintable(g_logged[2]));
+    QCOMPARE(errors.recent().first().count, 1001); // counting is not rate-limited
 }
 
 void TestErrorManager::secretsAreRedacted_data()
