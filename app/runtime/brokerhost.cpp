@@ -36,13 +36,19 @@ Rest::RestOptions restOptionsFrom(const BrokerConfig &config)
     options.guard.limits.maxHeaderFields = limits.maxHeaderFields;
     options.guard.idleTimeoutMs = limits.idleTimeoutSeconds * 1000;
     options.guard.requestTimeoutMs = limits.requestTimeoutSeconds * 1000;
+    options.guard.headTimeoutMs = limits.headTimeoutSeconds * 1000;
     options.guard.maxConnections = limits.maxConnections;
+    options.guard.maxConnectionsPerAddress = limits.maxConnectionsPerAddress;
+    options.guard.maxConnectionsPerLoopbackAddress = limits.maxConnectionsPerLoopbackAddress;
+    options.guard.maxPendingOutputBytes = limits.maxPendingOutputBytes;
+    options.guard.outputDrainTimeoutMs = limits.outputDrainTimeoutSeconds * 1000;
     options.maxJsonDepth = limits.maxJsonDepth;
     options.corsOrigins = config.api.corsOrigins;
     options.rateLimitEnabled = config.api.rateLimit.enabled;
     options.requestsPerMinute = config.api.rateLimit.requestsPerMinute;
     options.burst = config.api.rateLimit.burst;
     options.authFailuresPerMinute = config.api.rateLimit.authFailuresPerMinute;
+    options.authLogIntervalMs = config.api.rateLimit.authLogIntervalSeconds * 1000;
     options.durability = config.storage.journal.enabled ? config.storage.journal.fsync : QStringLiteral("none");
     return options;
 }

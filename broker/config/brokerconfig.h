@@ -56,6 +56,7 @@ struct BrokerConfig
         int requestsPerMinute = 600;
         int burst = 100;               // requests allowed at once above the steady rate
         int authFailuresPerMinute = 30; // per client address, always on
+        int authLogIntervalSeconds = 10; // failed authentications: one summary record per interval
     };
     struct Limits
     {
@@ -67,7 +68,12 @@ struct BrokerConfig
         int maxHeaderFields = 100;
         int idleTimeoutSeconds = 60;
         int requestTimeoutSeconds = 30;
+        int headTimeoutSeconds = 10;          // a new connection's first head; any head from its first byte
         int maxConnections = 1000;
+        int maxConnectionsPerAddress = 64;    // per client address (IPv6: per /64)
+        int maxConnectionsPerLoopbackAddress = 256;
+        qint64 maxPendingOutputBytes = 512 * 1024; // unsent responses beyond which a connection is not read
+        int outputDrainTimeoutSeconds = 10;   // unsent output above the bound that long: the connection is cut
         int maxWaitSeconds = 20;
     };
     struct Api

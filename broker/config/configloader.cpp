@@ -65,6 +65,7 @@ void readApi(YamlSection section, BrokerConfig::Api &api)
     rate.integer("requests_per_minute", api.rateLimit.requestsPerMinute, 1, 10'000'000);
     rate.integer("burst", api.rateLimit.burst, 1, 10'000'000);
     rate.integer("auth_failures_per_minute", api.rateLimit.authFailuresPerMinute, 1, 1'000'000);
+    rate.integer("auth_log_interval_seconds", api.rateLimit.authLogIntervalSeconds, 1, 3600);
     rate.finish();
 
     YamlSection limits = section.section("limits");
@@ -77,7 +78,12 @@ void readApi(YamlSection section, BrokerConfig::Api &api)
     limits.integer("max_header_fields", l.maxHeaderFields, 8, 1000);
     limits.integer("idle_timeout_seconds", l.idleTimeoutSeconds, 1, 3600);
     limits.integer("request_timeout_seconds", l.requestTimeoutSeconds, 1, 3600);
+    limits.integer("head_timeout_seconds", l.headTimeoutSeconds, 1, 3600);
     limits.integer("max_connections", l.maxConnections, 1, 1'000'000);
+    limits.integer("max_connections_per_address", l.maxConnectionsPerAddress, 1, 1'000'000);
+    limits.integer("max_connections_per_loopback_address", l.maxConnectionsPerLoopbackAddress, 1, 1'000'000);
+    limits.integer("max_pending_output_bytes", l.maxPendingOutputBytes, 16 * 1024, 1024LL * 1024 * 1024);
+    limits.integer("output_drain_timeout_seconds", l.outputDrainTimeoutSeconds, 1, 3600);
     limits.integer("max_wait_seconds", l.maxWaitSeconds, 0, 20);
     limits.finish();
     section.finish();

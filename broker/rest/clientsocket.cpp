@@ -130,8 +130,16 @@ void ClientSocket::flush()
 
 void ClientSocket::onWritable()
 {
-    if (m_fd >= 0)
-        flush();
+    if (m_fd < 0)
+        return;
+    flush();
+    if (m_fd >= 0 && m_output.isEmpty() && !m_closing)
+        Q_EMIT outputDrained();
+}
+
+void ClientSocket::abort()
+{
+    finishClose();
 }
 
 void ClientSocket::closeGracefully()

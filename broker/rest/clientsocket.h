@@ -39,10 +39,14 @@ public:
     void setReadingPaused(bool paused);
     // Sends what is pending, then closes (see above). closed() follows.
     void closeGracefully();
+    // Closes at once and drops what is pending (a peer that does not read). closed() follows.
+    void abort();
 
 Q_SIGNALS:
     void readable();
     void closed();
+    // Output that had to wait for the peer has all been sent.
+    void outputDrained();
 
 private:
     void onReadable();

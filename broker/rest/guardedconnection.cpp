@@ -38,13 +38,21 @@ GuardedConnection::GuardedConnection(ClientSocket *socket, GuardedTcpServer &ser
     : m_socket(socket), m_server(server)
 {
     m_socket->setParent(this);
-    m_idleTimer.setSingleShot(true);
-    m_requestTimer.setSingleShot(true);
+    for (QTimer *timer : {&m_idleTimer, &m_headTimer, &m_requestTimer, &m_drainTimer})
+        timer->setSingleShot(true);
     connect(&m_idleTimer, &QTimer::timeout, this, &GuardedConnection::close);
-    connect(&m_requestTimer, &QTimer::timeout, this, [this] { refuse(408, "Request timeout"); });
+    connect(&m_headTimer, &QTimer::timeout, this, &GuardedConnection::headTimedOut);
+    connect(&m_requestTimer, &QTimer::timeout, this, [this] {
+        ++m_server.statsForUpdate().requestTimeouts;
+        refuse(408, "Request timeout");
+    });
+    connect(&m_drainTimer, &QTimer::timeout, this, &GuardedConnection::outputStalled);
     connect(m_socket, &ClientSocket::readable, this, &GuardedConnection::readSocket);
     connect(m_socket, &ClientSocket::closed, this, &GuardedConnection::peerLeft);
-    armIdle();
+    connect(m_socket, &ClientSocket::outputDrained, this, &GuardedConnection::outputDrained);
+    // A new connection holds a slot: it gets the head timeout, not the idle one, to send its
+    // first request, so that connections opened and left silent are gone within seconds.
+    m_headTimer.start(m_server.options().headTimeoutMs);
 }
 
 GuardedConnection::~GuardedConnection()
@@ -64,7 +72,7 @@ void GuardedConnection::readSocket()
     // to the event loop, so that a fast client cannot keep the others waiting), the framer refuses
     // the input, or there is nothing more to read.
     const quint64 servedBefore = m_dispatched;
-    while (!m_channel && !m_closing && m_dispatched == servedBefore) {
+    while (!m_channel && !m_closing && !m_waitingForOutput && m_dispatched == servedBefore) {
         const qint64 got = m_socket->readInto(m_buffer, m_server.options().socketReadBufferBytes);
         if (got <= 0)
             return;
@@ -74,19 +82,29 @@ void GuardedConnection::readSocket()
 
 void GuardedConnection::process()
 {
-    while (!m_channel && !m_closing) {
+    while (!m_channel && !m_closing && !m_waitingForOutput) {
         if (m_buffer.isEmpty() && !m_framer) {
             if (m_draining)
                 close();
             return;
         }
         if (!m_framer) {
+            // Backpressure: the next request waits until the client has read enough of the answers.
+            if (outputBlocked()) {
+                waitForOutput();
+                return;
+            }
             m_framer.emplace(m_server.options().limits);
             m_idleTimer.stop();
+            if (!m_headTimer.isActive())
+                m_headTimer.start(m_server.options().headTimeoutMs);
             m_requestTimer.start(m_server.options().requestTimeoutMs);
             m_continueSent = false;
         }
-        switch (m_framer->progress(m_buffer)) {
+        const RequestFramer::Status status = m_framer->progress(m_buffer);
+        if (m_framer->headComplete())
+            m_headTimer.stop();
+        switch (status) {
         case RequestFramer::Status::NeedMore:
             if (m_framer->headComplete() && m_framer->head().expectContinue && !m_continueSent) {
                 m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
@@ -106,6 +124,7 @@ void GuardedConnection::process()
 void GuardedConnection::dispatch()
 {
     ++m_dispatched;
+    m_headTimer.stop();
     m_requestTimer.stop();
     const RequestHead &head = m_framer->head();
     RequestMeta meta;
@@ -152,10 +171,22 @@ void GuardedConnection::respond(const QByteArray &response, bool closeConnection
     readSocket();
 }
 
+bool GuardedConnection::answeringHead() const
+{
+    // A refusal answers the request being read (or QHttpServer's, when it gave up on it); a
+    // response to HEAD has no body (RFC 9110, 9.3.2), whatever its status.
+    if (m_channel)
+        return m_channel->meta().head;
+    if (m_framer && m_framer->headComplete())
+        return m_framer->head().method == "HEAD";
+    return m_buffer.startsWith("HEAD ");
+}
+
 void GuardedConnection::refuse(int status, const QByteArray &reason)
 {
     if (m_closing)
         return;
+    const bool headRequest = answeringHead();
     if (m_channel) { // QHttpServer could not parse what the framer let through
         disconnect(m_channel, nullptr, this, nullptr);
         m_channel = nullptr;
@@ -167,16 +198,69 @@ void GuardedConnection::refuse(int status, const QByteArray &reason)
         m_socket->write(buildResponse(status, {{"Content-Type", "application/problem+json"},
                                                {"X-Request-ID", requestId},
                                                {"Connection", "close"}},
-                                      body));
+                                      body, headRequest));
     }
     close();
+}
+
+void GuardedConnection::headTimedOut()
+{
+    ++m_server.statsForUpdate().headTimeouts;
+    if (!m_framer && m_buffer.isEmpty()) {
+        close(); // nothing was asked: nothing to answer
+        return;
+    }
+    refuse(408, "Request timeout");
+}
+
+bool GuardedConnection::outputBlocked() const
+{
+    return m_socket->pendingOutput() > m_server.options().maxPendingOutputBytes;
+}
+
+void GuardedConnection::waitForOutput()
+{
+    m_waitingForOutput = true;
+    m_idleTimer.stop();
+    m_socket->setReadingPaused(true);
+    if (!m_drainTimer.isActive())
+        m_drainTimer.start(m_server.options().outputDrainTimeoutMs);
+}
+
+void GuardedConnection::outputDrained()
+{
+    m_drainTimer.stop();
+    if (!m_waitingForOutput || m_closing)
+        return;
+    m_waitingForOutput = false;
+    m_socket->setReadingPaused(false);
+    process();
+    if (!m_channel && !m_closing && !m_waitingForOutput && !m_framer)
+        armIdle();
+    readSocket();
+}
+
+void GuardedConnection::outputStalled()
+{
+    // The client sends requests but does not read the answers: what it has not taken is dropped
+    // with the connection, so that it holds neither memory nor its slot any longer.
+    ++m_server.statsForUpdate().stalledOutputs;
+    m_closing = true;
+    m_idleTimer.stop();
+    m_headTimer.stop();
+    m_requestTimer.stop();
+    m_buffer.clear();
+    m_framer.reset();
+    m_socket->abort(); // peerLeft() follows
 }
 
 void GuardedConnection::close()
 {
     m_closing = true;
     m_idleTimer.stop();
+    m_headTimer.stop();
     m_requestTimer.stop();
+    m_drainTimer.stop();
     m_buffer.clear();
     m_framer.reset();
     if (!m_socket->isOpen()) {
@@ -202,7 +286,9 @@ void GuardedConnection::peerLeft()
         m_channel->markClientGone();
     m_closing = true;
     m_idleTimer.stop();
+    m_headTimer.stop();
     m_requestTimer.stop();
+    m_drainTimer.stop();
     finishIfDone();
 }
 

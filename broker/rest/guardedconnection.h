@@ -18,9 +18,13 @@ class RequestChannel;
 
 // One client connection, read and answered one request at a time: while a request is with
 // QHttpServer nothing more is read (the bytes wait in the kernel, so TCP pushes back), and
-// responses go out in request order. Refuses what breaks the limits with 4xx and closes; closes
-// idle and slow connections; answers "Expect: 100-continue"; keeps a request's channel alive
-// until its response arrives even when the client has left.
+// responses go out in request order. The same holds while the client does not read its
+// responses: with more than maxPendingOutputBytes unsent, nothing more is read or answered until
+// the output has drained, and a client that lets it stall for outputDrainTimeoutMs is cut off.
+// Refuses what breaks the limits with 4xx and closes; closes idle and slow connections (a head
+// must be complete within headTimeoutMs, a whole request within requestTimeoutMs); answers
+// "Expect: 100-continue"; keeps a request's channel alive until its response arrives even when
+// the client has left.
 class GuardedConnection : public QObject
 {
     Q_OBJECT
@@ -41,6 +45,12 @@ private:
     void peerLeft();
     void finishIfDone();
     void armIdle();
+    bool outputBlocked() const;
+    void waitForOutput();
+    void outputDrained();
+    void outputStalled();
+    void headTimedOut();
+    bool answeringHead() const;
 
     ClientSocket *m_socket;
     GuardedTcpServer &m_server;
@@ -48,9 +58,12 @@ private:
     std::optional<RequestFramer> m_framer;
     QPointer<RequestChannel> m_channel;  // the request QHttpServer is working on
     QTimer m_idleTimer;
+    QTimer m_headTimer;
     QTimer m_requestTimer;
+    QTimer m_drainTimer;
     quint64 m_dispatched = 0;            // requests handed to QHttpServer so far
     bool m_continueSent = false;
+    bool m_waitingForOutput = false;     // reading paused until the client takes its responses
     bool m_dispatching = false;
     bool m_closing = false;
     bool m_draining = false;

@@ -10,7 +10,9 @@
 namespace Broker::Rest {
 
 GuardedTcpServer::GuardedTcpServer(const GuardOptions &options, QObject *parent)
-    : QTcpServer(parent), m_options(options)
+    : QTcpServer(parent),
+      m_options(options),
+      m_quota({options.maxConnections, options.maxConnectionsPerAddress, options.maxConnectionsPerLoopbackAddress})
 {
     // QHttpServer takes every channel the moment it is handed over; the queue never grows.
     setMaxPendingConnections(1 << 20);
@@ -18,20 +20,35 @@ GuardedTcpServer::GuardedTcpServer(const GuardOptions &options, QObject *parent)
 
 GuardedTcpServer::~GuardedTcpServer()
 {
-    for (GuardedConnection *connection : std::as_const(m_connections))
+    const QList<GuardedConnection *> connections = m_connections.keys();
+    for (GuardedConnection *connection : connections)
         disconnect(connection, nullptr, this, nullptr);
-    qDeleteAll(m_connections);
+    qDeleteAll(connections);
 }
 
 void GuardedTcpServer::incomingConnection(qintptr descriptor)
 {
     auto *socket = new ClientSocket(descriptor);
-    if (m_stopping || int(m_connections.size()) >= m_options.maxConnections) {
-        ++m_refused;
-        const QByteArray body = problemJson(503, QStringLiteral("Service Unavailable"),
-                                            m_stopping ? QStringLiteral("The broker is shutting down")
-                                                       : QStringLiteral("Too many connections"),
-                                            QByteArray());
+    const QHostAddress peer = socket->peerAddress();
+    QString refusal;
+    if (m_stopping) {
+        ++m_stats.refusedStopping;
+        refusal = QStringLiteral("The broker is shutting down");
+    } else {
+        switch (m_quota.admit(peer)) {
+        case ConnectionQuota::Verdict::Admitted: break;
+        case ConnectionQuota::Verdict::ServerFull:
+            ++m_stats.refusedServerFull;
+            refusal = QStringLiteral("Too many connections");
+            break;
+        case ConnectionQuota::Verdict::AddressFull:
+            ++m_stats.refusedAddressFull;
+            refusal = QStringLiteral("Too many connections from your address (at most %1)").arg(m_quota.capFor(peer));
+            break;
+        }
+    }
+    if (!refusal.isEmpty()) {
+        const QByteArray body = problemJson(503, QStringLiteral("Service Unavailable"), refusal, QByteArray());
         socket->write(buildResponse(503, {{"Content-Type", "application/problem+json"},
                                           {"Connection", "close"},
                                           {"Retry-After", "1"}},
@@ -41,7 +58,7 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
         return;
     }
     auto *connection = new GuardedConnection(socket, *this);
-    m_connections.insert(connection);
+    m_connections.insert(connection, peer);
     connect(connection, &QObject::destroyed, this, [this, connection] { forget(connection); });
 }
 
@@ -58,14 +75,18 @@ void GuardedTcpServer::stopAccepting()
         Q_EMIT drained();
         return;
     }
-    const QSet<GuardedConnection *> connections = m_connections;
+    const QList<GuardedConnection *> connections = m_connections.keys();
     for (GuardedConnection *connection : connections)
         connection->drain();
 }
 
 void GuardedTcpServer::forget(GuardedConnection *connection)
 {
-    m_connections.remove(connection);
+    const auto it = m_connections.constFind(connection);
+    if (it == m_connections.cend())
+        return;
+    m_quota.release(it.value());
+    m_connections.erase(it);
     if (m_stopping && m_connections.isEmpty())
         Q_EMIT drained();
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "connectionquota.h"
 #include "guardoptions.h"
 
-#include <QSet>
+#include <QHash>
 #include <QTcpServer>
 
 namespace Broker::Rest {
@@ -15,6 +16,7 @@ class RequestChannel;
 // behind a GuardedConnection that enforces limits and timeouts, answers 100-continue, keeps
 // pipelined requests in order and survives clients that go away. What QHttpServer takes from
 // this server (nextPendingConnection) are RequestChannels: one complete request each.
+// Connections are admitted within ConnectionQuota's caps (the server's and each client's).
 class GuardedTcpServer : public QTcpServer
 {
     Q_OBJECT
@@ -24,7 +26,10 @@ public:
 
     const GuardOptions &options() const { return m_options; }
     int connectionCount() const { return int(m_connections.size()); }
-    qint64 refusedConnections() const { return m_refused; }
+    qint64 refusedConnections() const { return m_stats.refused(); }
+    const GuardStats &stats() const { return m_stats; }
+    // Connections count what happened to them here.
+    GuardStats &statsForUpdate() { return m_stats; }
 
     // Hands one request to QHttpServer (called by connections).
     void hand(RequestChannel *channel);
@@ -42,8 +47,9 @@ private:
     void forget(GuardedConnection *connection);
 
     GuardOptions m_options;
-    QSet<GuardedConnection *> m_connections;
-    qint64 m_refused = 0;
+    ConnectionQuota m_quota;
+    QHash<GuardedConnection *, QHostAddress> m_connections; // each with the address it counts for
+    GuardStats m_stats;
     bool m_stopping = false;
 };
 

@@ -25,18 +25,9 @@ bool isToken(QByteArrayView text)
     return true;
 }
 
-// Finds the end of the head (the blank line), accepting CRLF or bare LF line ends.
-qsizetype findHeadEnd(const QByteArray &buffer, qsizetype from)
+bool isHexDigit(char c)
 {
-    for (qsizetype i = qMax<qsizetype>(from, 0); i < buffer.size(); ++i) {
-        if (buffer[i] != '\n')
-            continue;
-        if (i + 1 < buffer.size() && buffer[i + 1] == '\n')
-            return i + 2;
-        if (i + 2 < buffer.size() && buffer[i + 1] == '\r' && buffer[i + 2] == '\n')
-            return i + 3;
-    }
-    return -1;
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 QByteArray trimmed(QByteArrayView view)
@@ -79,11 +70,12 @@ RequestFramer::Status RequestFramer::progress(const QByteArray &buffer)
         return Status::Complete;
 
     if (m_headBytes == 0) {
-        const qsizetype end = findHeadEnd(buffer, m_scanFrom - 2);
+        const qsizetype end = findHeadEnd(buffer);
+        if (m_errorStatus != 0)
+            return Status::Error;
         if (end < 0) {
             if (buffer.size() > m_limits.maxHeaderBytes)
                 return fail(431, "Request header fields too large");
-            m_scanFrom = buffer.size();
             return Status::NeedMore;
         }
         if (end > m_limits.maxHeaderBytes)
@@ -102,21 +94,51 @@ RequestFramer::Status RequestFramer::progress(const QByteArray &buffer)
     return Status::Complete;
 }
 
+qsizetype RequestFramer::findHeadEnd(const QByteArray &buffer)
+{
+    // Every line of a head ends in CRLF (RFC 9112, 2.2). A bare LF or CR is refused rather than
+    // guessed at: a proxy in front that reads it differently would see other requests than we do.
+    // Empty lines before the request line are skipped (ibid.); the scan resumes where it stopped.
+    for (qsizetype i = m_scanFrom; i < buffer.size(); ++i) {
+        const char c = buffer[i];
+        if (c == '\r') {
+            if (i + 1 >= buffer.size()) {
+                m_scanFrom = i; // look at it again once the next byte is there
+                return -1;
+            }
+            if (buffer[i + 1] != '\n') {
+                fail(400, "Bare CR in the request head");
+                return -1;
+            }
+            continue;
+        }
+        if (c != '\n')
+            continue;
+        if (i == 0 || buffer[i - 1] != '\r') {
+            fail(400, "Bare LF in the request head");
+            return -1;
+        }
+        if (i + 1 == m_headStart + 2) { // an empty line before the request line
+            m_headStart = i + 1;
+            continue;
+        }
+        if (i >= m_headStart + 3 && buffer[i - 2] == '\n')
+            return i + 1;
+    }
+    m_scanFrom = buffer.size();
+    return -1;
+}
+
 RequestFramer::Status RequestFramer::parseHead(const QByteArray &buffer, qsizetype end)
 {
     QList<QByteArrayView> lines;
-    qsizetype start = 0;
-    // Leading empty lines before a request line are tolerated (RFC 9112, 2.2).
-    while (start < end && (buffer[start] == '\r' || buffer[start] == '\n'))
-        ++start;
+    // findHeadEnd() made sure that every LF is the end of a CRLF and that none is bare.
+    qsizetype start = m_headStart;
     for (qsizetype i = start; i < end; ++i) {
         if (buffer[i] != '\n')
             continue;
-        qsizetype lineEnd = i;
-        if (lineEnd > start && buffer[lineEnd - 1] == '\r')
-            --lineEnd;
-        if (lineEnd > start)
-            lines.append(QByteArrayView(buffer.constData() + start, lineEnd - start));
+        if (i - 1 > start)
+            lines.append(QByteArrayView(buffer.constData() + start, i - 1 - start));
         start = i + 1;
     }
     if (lines.isEmpty())
@@ -195,13 +217,25 @@ RequestFramer::Status RequestFramer::parseHead(const QByteArray &buffer, qsizety
 
 RequestFramer::Status RequestFramer::scanChunks(const QByteArray &buffer)
 {
+    // chunked-body = *chunk last-chunk trailer-section CRLF (RFC 9112, 7.1), read strictly: the size
+    // is hex digits only (no sign, no "0x", no spaces but before an extension), every line ends
+    // in CRLF, and the chunk's data is followed by exactly CRLF.
     while (m_chunkPos < buffer.size()) {
         if (m_chunkRemaining > 0) {
             const qint64 take = qMin<qint64>(m_chunkRemaining, buffer.size() - m_chunkPos);
             m_chunkPos += qsizetype(take);
             m_chunkRemaining -= take;
             if (m_chunkRemaining == 0)
-                m_chunkRemaining = -1; // the data and its CRLF are consumed: a size line follows
+                m_expectDataEnd = true;
+            continue;
+        }
+        if (m_expectDataEnd) {
+            if (buffer.size() - m_chunkPos < 2)
+                return Status::NeedMore;
+            if (buffer[m_chunkPos] != '\r' || buffer[m_chunkPos + 1] != '\n')
+                return fail(400, "Chunk data not followed by CRLF");
+            m_chunkPos += 2;
+            m_expectDataEnd = false;
             continue;
         }
         const qsizetype lineEnd = buffer.indexOf('\n', m_chunkPos);
@@ -210,9 +244,11 @@ RequestFramer::Status RequestFramer::scanChunks(const QByteArray &buffer)
                 return fail(400, "Bad chunk");
             return Status::NeedMore;
         }
-        QByteArrayView line(buffer.constData() + m_chunkPos, lineEnd - m_chunkPos);
-        if (line.endsWith('\r'))
-            line.chop(1);
+        if (lineEnd == m_chunkPos || buffer[lineEnd - 1] != '\r')
+            return fail(400, "Bare LF in chunked body");
+        const QByteArrayView line(buffer.constData() + m_chunkPos, lineEnd - 1 - m_chunkPos);
+        if (line.contains('\r'))
+            return fail(400, "Bare CR in chunked body");
         m_chunkPos = lineEnd + 1;
         if (m_inTrailers) {
             if (line.isEmpty()) {
@@ -224,11 +260,19 @@ RequestFramer::Status RequestFramer::scanChunks(const QByteArray &buffer)
             continue;
         }
         const qsizetype semicolon = line.indexOf(';');
-        const QByteArrayView sizeText = (semicolon >= 0 ? line.first(semicolon) : line).trimmed();
-        bool ok = false;
-        const qint64 size = sizeText.toByteArray().toLongLong(&ok, 16);
-        if (!ok || size < 0 || sizeText.size() > 15)
-            return fail(400, "Bad chunk");
+        QByteArrayView sizeText = semicolon >= 0 ? line.first(semicolon) : line;
+        if (semicolon >= 0) {
+            while (!sizeText.isEmpty() && (sizeText.back() == ' ' || sizeText.back() == '\t'))
+                sizeText.chop(1); // BWS before the extension
+        }
+        if (sizeText.isEmpty() || sizeText.size() > 15)
+            return fail(400, "Bad chunk size");
+        qint64 size = 0;
+        for (char c : sizeText) {
+            if (!isHexDigit(c))
+                return fail(400, "Bad chunk size");
+            size = size * 16 + (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+        }
         if (size == 0) {
             m_inTrailers = true;
             continue;
@@ -236,7 +280,7 @@ RequestFramer::Status RequestFramer::scanChunks(const QByteArray &buffer)
         m_bodyBytes += size;
         if (m_bodyBytes > m_limits.maxBodyBytes)
             return fail(413, "Request body too large");
-        m_chunkRemaining = size + 2; // data, then CRLF
+        m_chunkRemaining = size;
     }
     return Status::NeedMore;
 }

@@ -56,15 +56,18 @@ public:
 
 private:
     Status fail(int status, const char *reason);
+    qsizetype findHeadEnd(const QByteArray &buffer); // -1: not yet, or fail() was called
     Status parseHead(const QByteArray &buffer, qsizetype end);
     Status scanChunks(const QByteArray &buffer);
 
     HttpLimits m_limits;
     RequestHead m_head;
     qsizetype m_headBytes = 0;     // 0 until the head is complete
+    qsizetype m_headStart = 0;     // after the empty lines that may precede the request line
     qsizetype m_scanFrom = 0;      // where the search for the head's end resumes
     qsizetype m_chunkPos = 0;      // chunked: next byte to read
-    qint64 m_chunkRemaining = -1;  // chunked: data bytes left in the current chunk (+2 for its CRLF); -1 at a size line
+    qint64 m_chunkRemaining = 0;   // chunked: data bytes left in the current chunk
+    bool m_expectDataEnd = false;  // chunked: the CRLF after a chunk's data comes next
     bool m_inTrailers = false;
     qint64 m_bodyBytes = 0;        // decoded body bytes so far
     qsizetype m_messageBytes = 0;

@@ -23,6 +23,7 @@ struct RestOptions
     int requestsPerMinute = 600;
     int burst = 100;
     int authFailuresPerMinute = 30; // per client address, always on
+    int authLogIntervalMs = 10'000; // failed/throttled authentications: at most one summary record per interval
     QString durability = QStringLiteral("none"); // what the store promises: none | everysec | always
 };
 

@@ -15,8 +15,8 @@ namespace Broker::Rest {
 RestServer::RestServer(RestContext context, QObject *parent)
     : QAbstractHttpServer(parent),
       m_context(std::move(context)),
-      m_authFailures(m_context.clock, m_context.options.authFailuresPerMinute,
-                     m_context.options.authFailuresPerMinute),
+      m_authThrottle(m_context.clock, m_context.errors,
+                     {m_context.options.authFailuresPerMinute, m_context.options.authLogIntervalMs}),
       m_requests(m_context.clock, m_context.options.requestsPerMinute, m_context.options.burst)
 {
     m_controllers.push_back(std::make_unique<QueuesController>(m_context, m_router));
@@ -56,6 +56,11 @@ int RestServer::connectionCount() const
 qint64 RestServer::refusedConnections() const
 {
     return m_tcp ? m_tcp->refusedConnections() : 0;
+}
+
+GuardStats RestServer::guardStats() const
+{
+    return m_tcp ? m_tcp->stats() : GuardStats{};
 }
 
 void RestServer::stopAccepting()
@@ -115,21 +120,20 @@ bool RestServer::authenticate(const ExchangePtr &exchange)
                               QStringLiteral("Send the key in the X-API-Key header"));
         return false;
     }
-    // Guessing keys costs: failed attempts are limited per client address.
-    const RateLimiter::Decision throttle = m_authFailures.take(address, 0);
-    if (!throttle.allowed || throttle.remaining < 1) {
-        m_context.errors.record(Severity::Warning, QStringLiteral("security"), QStringLiteral("auth_throttled"),
-                                QStringLiteral("Authentication attempts from %1 are being throttled").arg(address));
-        exchange->addHeader("Retry-After", QByteArray::number((throttle.retryAfterMs + 999) / 1000));
-        exchange->sendProblem(429, QStringLiteral("Too many failed authentication attempts"));
+    // Guessing keys costs: failed attempts are limited per client address (see AuthThrottle for
+    // which keys are still checked meanwhile).
+    const AuthThrottle::Gate gate = m_authThrottle.gate(address, key.size());
+    if (gate.throttled && !gate.checkKey) {
+        refuseThrottled(exchange, address, gate);
         return false;
     }
     const User *user = m_context.users.authenticate(QString::fromUtf8(key));
     if (!user) {
-        m_authFailures.take(address);
-        // The key itself is never recorded; repeats from one address fold into one counted record.
-        m_context.errors.record(Severity::Warning, QStringLiteral("security"), QStringLiteral("auth_failed"),
-                                QStringLiteral("Invalid API key from %1").arg(address));
+        if (gate.throttled) {
+            refuseThrottled(exchange, address, gate);
+            return false;
+        }
+        m_authThrottle.failed(address); // records it; the key itself never is
         exchange->sendProblem(401, QStringLiteral("Unauthorized - Invalid API key"));
         return false;
     }
@@ -144,6 +148,14 @@ bool RestServer::authenticate(const ExchangePtr &exchange)
         }
     }
     return true;
+}
+
+void RestServer::refuseThrottled(const ExchangePtr &exchange, const QString &address, const AuthThrottle::Gate &gate)
+{
+    m_authThrottle.refusedWhileThrottled(address);
+    exchange->addHeader("Retry-After", QByteArray::number(gate.retryAfterSeconds));
+    exchange->sendProblem(429, QStringLiteral("Too many failed authentication attempts"),
+                          QStringLiteral("Try again in %1 s").arg(gate.retryAfterSeconds));
 }
 
 void RestServer::dispatch(const ExchangePtr &exchange)
@@ -167,9 +179,12 @@ void RestServer::dispatch(const ExchangePtr &exchange)
     exchange->route = match.route->pattern;
     exchange->params = match.params;
 
-    // A key in the URL ends up in logs and browser history: refuse it rather than use it.
-    for (const char *name : {"api_key", "apikey", "api-key", "key"}) {
-        if (exchange->query().hasQueryItem(QString::fromLatin1(name)))
+    // A key in the URL ends up in logs and browser history: refuse it rather than use it, in
+    // whatever case and encoding its name is spelt.
+    static const QStringList KeyParameters{QStringLiteral("api_key"), QStringLiteral("apikey"), QStringLiteral("api-key"),
+                                           QStringLiteral("key"), QStringLiteral("x-api-key")};
+    for (const auto &[name, value] : exchange->query().queryItems(QUrl::FullyDecoded)) {
+        if (KeyParameters.contains(name.trimmed(), Qt::CaseInsensitive))
             return exchange->sendProblem(400, QStringLiteral("API key in the query string is not accepted"),
                                          QStringLiteral("Send the key in the X-API-Key header"));
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "auththrottle.h"
+#include "guardoptions.h"
 #include "httpmetrics.h"
 #include "restcontext.h"
 #include "router.h"
@@ -38,7 +40,8 @@ public:
     const Router &router() const { return m_router; }
     const HttpMetrics &httpMetrics() const { return m_metrics; }
     int connectionCount() const;
-    qint64 refusedConnections() const; // over the connection cap or while stopping
+    qint64 refusedConnections() const; // over the connection caps or while stopping
+    GuardStats guardStats() const;     // refusals and cut-offs per reason
     const RestContext &context() const { return m_context; }
 
 Q_SIGNALS:
@@ -52,11 +55,12 @@ private:
     void dispatch(const ExchangePtr &exchange);
     bool applyCors(const ExchangePtr &exchange);
     bool authenticate(const ExchangePtr &exchange);
+    void refuseThrottled(const ExchangePtr &exchange, const QString &address, const AuthThrottle::Gate &gate);
 
     RestContext m_context;
     Router m_router;
     HttpMetrics m_metrics;
-    RateLimiter m_authFailures; // per client address
+    AuthThrottle m_authThrottle; // failed authentications, per client address
     RateLimiter m_requests;     // per user, when enabled
     std::vector<std::unique_ptr<Controller>> m_controllers;
     QPointer<GuardedTcpServer> m_tcp;

@@ -33,6 +33,29 @@ void RateLimiter::evict(qint64 nowMs)
     m_buckets.erase(oldest);
 }
 
+RateLimiter::Decision RateLimiter::peek(const QString &key, double cost) const
+{
+    Decision decision;
+    const auto it = m_buckets.find(key);
+    if (it == m_buckets.end()) {
+        decision.remaining = m_burst - cost;
+        decision.allowed = decision.remaining >= 0;
+        if (!decision.allowed)
+            decision.retryAfterMs = 60'000;
+        return decision;
+    }
+    Bucket bucket = it->second;
+    refill(bucket, m_clock.nowMs());
+    decision.remaining = bucket.tokens;
+    if (bucket.tokens >= cost) {
+        decision.remaining -= cost;
+        return decision;
+    }
+    decision.allowed = false;
+    decision.retryAfterMs = m_perMs > 0 ? qint64(std::ceil((cost - bucket.tokens) / m_perMs)) : 60'000;
+    return decision;
+}
+
 RateLimiter::Decision RateLimiter::take(const QString &key, double cost)
 {
     const qint64 now = m_clock.nowMs();

@@ -27,6 +27,9 @@ public:
     RateLimiter(const Clock &clock, double perMinute, double burst, int maxKeys = 100'000);
 
     Decision take(const QString &key, double cost = 1.0);
+    // What take() would decide, without taking anything or starting a bucket: an unknown key
+    // has a full one. When refused, retryAfterMs is how long until `cost` tokens are there.
+    Decision peek(const QString &key, double cost = 1.0) const;
     // Gives tokens back (e.g. a failed login attempt turned out fine).
     void reset(const QString &key) { m_buckets.erase(key); }
     int trackedKeys() const { return int(m_buckets.size()); }

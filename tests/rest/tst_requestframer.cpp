@@ -26,7 +26,11 @@ void TestRequestFramer::frames_data()
 
     const QByteArray get = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
     QTest::addRow("get") << get << 200 << get.size();
-    QTest::addRow("bare-lf") << QByteArray("GET / HTTP/1.1\nHost: x\n\n") << 200 << qsizetype(24);
+    QTest::addRow("bare-lf-head") << QByteArray("GET / HTTP/1.1\nHost: x\n\n") << 400 << qsizetype(0);
+    QTest::addRow("bare-lf-field") << QByteArray("GET / HTTP/1.1\r\nHost: x\nA: b\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("bare-lf-end") << QByteArray("GET / HTTP/1.1\r\nHost: x\r\n\n") << 400 << qsizetype(0);
+    QTest::addRow("bare-cr") << QByteArray("GET / HTTP/1.1\rHost: x\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("leading-empty-lines") << QByteArray("\r\n\r\nGET / HTTP/1.1\r\n\r\n") << 200 << qsizetype(22);
     QTest::addRow("partial-head") << QByteArray("GET /health HTTP/1.1\r\nHo") << 0 << qsizetype(0);
     QTest::addRow("body") << QByteArray("POST /q HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcEXTRA") << 200 << qsizetype(42);
     QTest::addRow("partial-body") << QByteArray("POST /q HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc") << 0 << qsizetype(0);
@@ -34,6 +38,19 @@ void TestRequestFramer::frames_data()
                              << 200 << qsizetype(61);
     QTest::addRow("chunked-ext-trailer") << QByteArray("POST /q HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;x=1\r\nabc\r\n0\r\nT: v\r\n\r\n")
                                          << 200 << qsizetype(71);
+    const QByteArray chunkedHead = "POST /q HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+    QTest::addRow("chunk-size-0x") << QByteArray(chunkedHead + "0xd\r\nabcdefghijklm\r\n0\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("chunk-size-plus") << QByteArray(chunkedHead + "+d\r\nabcdefghijklm\r\n0\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("chunk-size-minus") << QByteArray(chunkedHead + "-1\r\na\r\n0\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("chunk-size-space") << QByteArray(chunkedHead + " 3\r\nabc\r\n0\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("chunk-size-empty") << QByteArray(chunkedHead + "\r\nabc\r\n0\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("chunk-size-bws-ext") << QByteArray(chunkedHead + "3 ;x\r\nabc\r\n0\r\n\r\n") << 200 << qsizetype(64);
+    QTest::addRow("chunk-data-no-crlf") << QByteArray(chunkedHead + "3\r\nabcXY0\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("chunk-data-lf-only") << QByteArray(chunkedHead + "3\r\nabc\n0\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("chunk-line-bare-lf") << QByteArray(chunkedHead + "3\nabc\r\n0\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("chunk-last-bare-lf") << QByteArray(chunkedHead + "3\r\nabc\r\n0\r\n\n") << 400 << qsizetype(0);
+    QTest::addRow("chunk-uppercase-hex") << QByteArray(chunkedHead + "A\r\n0123456789\r\n0\r\n\r\n") << 200
+                                         << qsizetype(68);
     QTest::addRow("too-long-body") << QByteArray("POST /q HTTP/1.1\r\nContent-Length: 1025\r\n\r\n") << 413 << qsizetype(0);
     QTest::addRow("chunked-too-long") << QByteArray("POST /q HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n401\r\n") << 413
                                       << qsizetype(0);
