@@ -13,7 +13,29 @@ private Q_SLOTS:
     void burstThenSteadyRate();
     void keysAreIndependent();
     void memoryIsBounded();
+    void peekTakesNothing();
 };
+
+void TestRateLimiter::peekTakesNothing()
+{
+    ManualClock clock;
+    RateLimiter limiter(clock, 30, 2); // one token every 2 s
+    QVERIFY(limiter.peek("k").allowed);
+    QCOMPARE(limiter.trackedKeys(), 0); // an unknown key starts no bucket
+    QVERIFY(limiter.take("k").allowed);
+    QVERIFY(limiter.take("k").allowed);
+    for (int i = 0; i < 3; ++i) { // peeking is free: the answer does not change
+        const RateLimiter::Decision peeked = limiter.peek("k");
+        QVERIFY(!peeked.allowed);
+        QCOMPARE(peeked.retryAfterMs, 2000);
+    }
+    clock.advanceMs(1500);
+    QCOMPARE(limiter.peek("k").retryAfterMs, 500);
+    clock.advanceMs(500);
+    QVERIFY(limiter.peek("k").allowed);
+    QVERIFY(limiter.take("k").allowed);
+    QVERIFY(!limiter.peek("k").allowed);
+}
 
 void TestRateLimiter::burstThenSteadyRate()
 {

@@ -57,7 +57,11 @@ private Q_SLOTS:
     void clientLeavingDuringLongPollLosesNothing();
     void longPollIsWokenByAnotherClient();
     void rateLimits();
+    void failedAuthenticationIsThrottled_data();
     void failedAuthenticationIsThrottled();
+    void failedAuthenticationsAreLoggedAsSummaries();
+    void keyInTheQueryIsRefusedInAnySpelling_data();
+    void keyInTheQueryIsRefusedInAnySpelling();
     void drainFinishesRequestsInProgress();
 };
 
@@ -325,26 +329,102 @@ void TestHttpGuard::rateLimits()
     QCOMPARE(f.request("GET", "/queues", ConsumerKey).status, 200); // per key
 }
 
+void TestHttpGuard::failedAuthenticationIsThrottled_data()
+{
+    // What a request gets while its address is throttled, by the key it presents.
+    QTest::addColumn<QByteArray>("key"); // "strong": a valid generated key
+    QTest::addColumn<int>("status");
+    QTest::addRow("valid-strong-key-passes") << QByteArray("strong") << 200;
+    QTest::addRow("valid-short-key-is-not-checked") << AdminKey << 429;
+    QTest::addRow("invalid-strong-key") << QByteArray("bd_" + QByteArray(43, 'x')) << 429;
+    QTest::addRow("invalid-short-key") << QByteArray("guess-7") << 429;
+    QTest::addRow("missing-key") << QByteArray() << 401;
+}
+
 void TestHttpGuard::failedAuthenticationIsThrottled()
 {
+    QFETCH(QByteArray, key);
+    QFETCH(int, status);
     Rest::RestOptions options;
-    options.authFailuresPerMinute = 5;
+    options.authFailuresPerMinute = 5; // one more attempt every 12 s once the five are used
     RestFixture f(options);
+    const Result<IssuedKey> strong = f.users.addUser("ops", "Ops", {"admin"});
+    QVERIFY(strong.ok());
+    QVERIFY(strong->apiKey.size() >= Rest::AuthThrottle::StrongKeyLength);
     for (int i = 0; i < 5; ++i)
         QCOMPARE(f.request("GET", "/queues", "guess-" + QByteArray::number(i)).status, 401);
     const HttpResponse throttled = f.request("GET", "/queues", "guess-6");
     QCOMPARE(throttled.status, 429);
-    QVERIFY(!throttled.header("Retry-After").isEmpty());
-    // Even the right key waits: the address is throttled, not the key.
-    QCOMPARE(f.request("GET", "/queues", AdminKey).status, 429);
-    // Recorded for admins, without the keys that were tried.
+    QCOMPARE(throttled.header("Retry-After"), QByteArray("12"));
+
+    const HttpResponse r = f.request("GET", "/queues", key == "strong" ? strong->apiKey.toUtf8() : key);
+    QCOMPARE(r.status, status);
+    if (status == 429) {
+        const int retryAfter = r.header("Retry-After").toInt();
+        QVERIFY(retryAfter >= 11 && retryAfter <= 12);
+    }
+    // A valid key does not lift the throttle for the others, and refusals while throttled do not
+    // prolong it: still one attempt in about 12 s.
+    QCOMPARE(f.request("GET", "/queues", "guess-8").status, 429);
+}
+
+void TestHttpGuard::failedAuthenticationsAreLoggedAsSummaries()
+{
+    Rest::RestOptions options;
+    options.authFailuresPerMinute = 30;
+    options.authLogIntervalMs = 800;
+    RestFixture f(options);
+    RawClient client(f.port);
+    constexpr int Attempts = 200;
+    for (int i = 0; i < Attempts; ++i)
+        client.send(get("/queues", "guess-" + QByteArray::number(i)));
+    int failed = 0;
+    int throttled = 0;
+    for (int i = 0; i < Attempts; ++i) {
+        const int status = client.receive().status;
+        failed += status == 401;
+        throttled += status == 429;
+    }
+    QCOMPARE(failed, 30);
+    QCOMPARE(throttled, Attempts - 30);
+    // The first failure at once, everything after it in one summary at the interval's end.
+    QCOMPARE(f.errors.total(Severity::Warning), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(f.errors.total(Severity::Warning), 2, 3000);
+    QTest::qWait(1000); // a quiet interval adds nothing
+    QCOMPARE(f.errors.total(Severity::Warning), 2);
     const QList<ErrorRecord> recorded = f.errors.recent();
-    QCOMPARE(recorded.size(), 2);
     QCOMPARE(recorded.last().message, QString("Invalid API key from 127.0.0.1"));
-    QCOMPARE(recorded.last().count, 5);
     QCOMPARE(recorded.first().code, QString("auth_throttled"));
+    QVERIFY2(recorded.first().message.contains("29 invalid API keys, 170 attempts throttled, from 1 address(es); "
+                                               "most from 127.0.0.1 (199)"),
+             qPrintable(recorded.first().message));
     for (const ErrorRecord &record : recorded)
         QVERIFY(!record.message.contains("guess"));
+    // After the quiet interval, the next one is recorded at once again.
+    QCOMPARE(f.request("GET", "/queues", "guess-again").status, 429);
+    QCOMPARE(f.errors.total(Severity::Warning), 3);
+}
+
+void TestHttpGuard::keyInTheQueryIsRefusedInAnySpelling_data()
+{
+    QTest::addColumn<QByteArray>("query");
+    QTest::addColumn<int>("status");
+    for (const char *name : {"api_key", "API_KEY", "ApiKey", "apikey", "api-key", "Api-Key", "key", "KEY", "x-api-key",
+                             "X-Api-Key", "api%5Fkey", "%4Bey"})
+        QTest::addRow("%s", name) << QByteArray(name) + "=" + AdminKey << 400;
+    QTest::addRow("monkey-is-not-a-key") << QByteArray("monkey=1") << 200;
+    QTest::addRow("keys-is-not-a-key") << QByteArray("keys=1") << 200;
+}
+
+void TestHttpGuard::keyInTheQueryIsRefusedInAnySpelling()
+{
+    QFETCH(QByteArray, query);
+    QFETCH(int, status);
+    RestFixture f;
+    const HttpResponse r = f.request("GET", "/queues?" + query, AdminKey);
+    QCOMPARE(r.status, status);
+    if (status == 400)
+        QCOMPARE(r.error(), QString("API key in the query string is not accepted"));
 }
 
 void TestHttpGuard::drainFinishesRequestsInProgress()
