@@ -72,7 +72,7 @@ void GuardedConnection::readSocket()
     // to the event loop, so that a fast client cannot keep the others waiting), the framer refuses
     // the input, or there is nothing more to read.
     const quint64 servedBefore = m_dispatched;
-    while (!m_channel && !m_closing && !m_waitingForOutput && m_dispatched == servedBefore) {
+    while (!m_channel && !m_closing && !m_waitingForOutput && !m_resumeScheduled && m_dispatched == servedBefore) {
         const qint64 got = m_socket->readInto(m_buffer, m_server.options().socketReadBufferBytes);
         if (got <= 0)
             return;
@@ -116,7 +116,11 @@ void GuardedConnection::process()
             return;
         case RequestFramer::Status::Complete:
             dispatch();
-            break;
+            // Answered at once: the next pipelined request waits for the next pass of the event
+            // loop, so that a client with thousands of them queued does not hold up the others.
+            if (!m_channel && !m_closing)
+                scheduleResume();
+            return;
         }
     }
 }
@@ -166,9 +170,30 @@ void GuardedConnection::respond(const QByteArray &response, bool closeConnection
     armIdle();
     m_socket->setReadingPaused(false);
     if (m_dispatching)
-        return; // answered at once: process()'s loop goes on with the next request
+        return; // answered at once: process() schedules what follows
     process();
     readSocket();
+}
+
+void GuardedConnection::scheduleResume()
+{
+    if (m_resumeScheduled)
+        return;
+    m_resumeScheduled = true;
+    m_socket->setReadingPaused(true); // what is buffered comes first; the rest waits in the kernel
+    QMetaObject::invokeMethod(this, &GuardedConnection::resume, Qt::QueuedConnection);
+}
+
+void GuardedConnection::resume()
+{
+    m_resumeScheduled = false;
+    if (m_channel || m_closing || m_waitingForOutput)
+        return;
+    m_socket->setReadingPaused(false);
+    const quint64 servedBefore = m_dispatched;
+    process();
+    if (m_dispatched == servedBefore)
+        readSocket(); // nothing complete was buffered: more has to come from the kernel
 }
 
 bool GuardedConnection::answeringHead() const

@@ -45,6 +45,8 @@ private:
     void peerLeft();
     void finishIfDone();
     void armIdle();
+    void scheduleResume();
+    void resume();
     bool outputBlocked() const;
     void waitForOutput();
     void outputDrained();
@@ -63,7 +65,8 @@ private:
     QTimer m_drainTimer;
     quint64 m_dispatched = 0;            // requests handed to QHttpServer so far
     bool m_continueSent = false;
-    bool m_waitingForOutput = false;     // reading paused until the client takes its responses
+    bool m_waitingForOutput = false;
+    bool m_resumeScheduled = false;     // reading paused until the client takes its responses
     bool m_dispatching = false;
     bool m_closing = false;
     bool m_draining = false;
