@@ -19,6 +19,7 @@ private Q_SLOTS:
     void environmentOverrides();
     void badEnvironment_data();
     void badEnvironment();
+    void connectionGuardKeys();
 };
 
 void TestConfigLoader::shippedFileHoldsTheDefaults()
@@ -194,6 +195,46 @@ void TestConfigLoader::badEnvironment()
     const Result<void> result = ConfigLoader::applyEnvironment(config, env);
     QVERIFY(!result.ok());
     QCOMPARE(result.error().message, error);
+}
+
+void TestConfigLoader::connectionGuardKeys()
+{
+    // The shipped file documents the defaults ...
+    const Result<LoadedConfig> shipped = ConfigLoader::loadFile(BROKER_SOURCE_DIR "/config/message_broker.yaml");
+    QVERIFY(shipped.ok());
+    const BrokerConfig::Limits &l = shipped->config.api.limits;
+    const BrokerConfig d;
+    QCOMPARE(l.headTimeoutSeconds, d.api.limits.headTimeoutSeconds);
+    QCOMPARE(l.maxConnectionsPerAddress, d.api.limits.maxConnectionsPerAddress);
+    QCOMPARE(l.maxConnectionsPerLoopbackAddress, d.api.limits.maxConnectionsPerLoopbackAddress);
+    QCOMPARE(l.maxPendingOutputBytes, d.api.limits.maxPendingOutputBytes);
+    QCOMPARE(l.outputDrainTimeoutSeconds, d.api.limits.outputDrainTimeoutSeconds);
+    QCOMPARE(shipped->config.api.rateLimit.authLogIntervalSeconds, d.api.rateLimit.authLogIntervalSeconds);
+
+    // ... and each key is read.
+    const QByteArray text = R"(
+api:
+  rate_limit: {auth_failures_per_minute: 10, auth_log_interval_seconds: 30}
+  limits:
+    head_timeout_seconds: 3
+    max_connections_per_address: 8
+    max_connections_per_loopback_address: 500
+    max_pending_output_bytes: 65536
+    output_drain_timeout_seconds: 4
+)";
+    const Result<LoadedConfig> loaded = ConfigLoader::loadText(text, "broker.yaml");
+    QVERIFY2(loaded.ok(), loaded.ok() ? "" : qPrintable(loaded.error().message));
+    QVERIFY(loaded->warnings.isEmpty());
+    const BrokerConfig &c = loaded->config;
+    QCOMPARE(c.api.rateLimit.authFailuresPerMinute, 10);
+    QCOMPARE(c.api.rateLimit.authLogIntervalSeconds, 30);
+    QCOMPARE(c.api.limits.headTimeoutSeconds, 3);
+    QCOMPARE(c.api.limits.maxConnectionsPerAddress, 8);
+    QCOMPARE(c.api.limits.maxConnectionsPerLoopbackAddress, 500);
+    QCOMPARE(c.api.limits.maxPendingOutputBytes, 65536);
+    QCOMPARE(c.api.limits.outputDrainTimeoutSeconds, 4);
+    // Below the smallest sensible bound is an error, not a silent clamp.
+    QVERIFY(!ConfigLoader::loadText("api: {limits: {max_pending_output_bytes: 100}}", "broker.yaml").ok());
 }
 
 QTEST_APPLESS_MAIN(TestConfigLoader)
