@@ -118,7 +118,7 @@ void GuardedConnection::process()
             dispatch();
             // Answered at once: the next pipelined request waits for the next pass of the event
             // loop, so that a client with thousands of them queued does not hold up the others.
-            if (!m_channel && !m_closing)
+            if (!m_channel && !m_closing && !m_buffer.isEmpty())
                 scheduleResume();
             return;
         }
