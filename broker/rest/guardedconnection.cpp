@@ -295,12 +295,19 @@ void GuardedConnection::close()
     m_socket->closeGracefully(); // sends what is queued first; peerLeft() follows
 }
 
+qint64 GuardedConnection::bufferedBytes() const
+{
+    return m_socket->pendingOutput() + m_buffer.size();
+}
+
 void GuardedConnection::drain()
 {
     m_draining = true;
     if (m_channel)
         m_channel->preventKeepAlive();
-    if (!m_channel && !m_framer && m_buffer.isEmpty())
+    // A client that is not reading its answers gets no more of them: the requests it has queued
+    // behind are not answered, and what it was sent goes out while the socket lingers.
+    if (!m_channel && ((!m_framer && m_buffer.isEmpty()) || m_waitingForOutput))
         close();
 }
 

@@ -34,6 +34,8 @@ public:
 
     // Close when idle, or after the response now being prepared.
     void drain();
+    // Unsent output plus received input not yet handed on.
+    qint64 bufferedBytes() const;
 
 private:
     void readSocket();

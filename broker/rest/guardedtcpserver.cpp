@@ -28,7 +28,9 @@ GuardedTcpServer::~GuardedTcpServer()
 
 void GuardedTcpServer::incomingConnection(qintptr descriptor)
 {
-    auto *socket = new ClientSocket(descriptor);
+    // Parented, so that a refused socket still lingering when the server goes is deleted with it;
+    // an admitted one is adopted by its connection.
+    auto *socket = new ClientSocket(descriptor, this);
     const QHostAddress peer = socket->peerAddress();
     QString refusal;
     if (m_stopping) {
@@ -60,6 +62,14 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
     auto *connection = new GuardedConnection(socket, *this);
     m_connections.insert(connection, peer);
     connect(connection, &QObject::destroyed, this, [this, connection] { forget(connection); });
+}
+
+qint64 GuardedTcpServer::bufferedBytes() const
+{
+    qint64 total = 0;
+    for (auto it = m_connections.cbegin(); it != m_connections.cend(); ++it)
+        total += it.key()->bufferedBytes();
+    return total;
 }
 
 void GuardedTcpServer::hand(RequestChannel *channel)

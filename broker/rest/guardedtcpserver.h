@@ -28,6 +28,8 @@ public:
     int connectionCount() const { return int(m_connections.size()); }
     qint64 refusedConnections() const { return m_stats.refused(); }
     const GuardStats &stats() const { return m_stats; }
+    // What all connections hold now: unsent output and received input not yet answered.
+    qint64 bufferedBytes() const;
     // Connections count what happened to them here.
     GuardStats &statsForUpdate() { return m_stats; }
 

@@ -63,6 +63,11 @@ GuardStats RestServer::guardStats() const
     return m_tcp ? m_tcp->stats() : GuardStats{};
 }
 
+qint64 RestServer::bufferedBytes() const
+{
+    return m_tcp ? m_tcp->bufferedBytes() : 0;
+}
+
 void RestServer::stopAccepting()
 {
     if (m_tcp)

@@ -42,6 +42,7 @@ public:
     int connectionCount() const;
     qint64 refusedConnections() const; // over the connection caps or while stopping
     GuardStats guardStats() const;     // refusals and cut-offs per reason
+    qint64 bufferedBytes() const;      // unsent output and unanswered input of all connections
     const RestContext &context() const { return m_context; }
 
 Q_SIGNALS:

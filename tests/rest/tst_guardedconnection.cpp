@@ -52,6 +52,7 @@ class TestGuardedConnection : public QObject
 private Q_SLOTS:
     void unreadOutputStopsReadingAndResumesInOrder();
     void outputThatDoesNotDrainIsCutOff();
+    void shutdownDoesNotWaitForAClientThatDoesNotRead();
     void silentAndHalfSentHeadsFreeTheirSlot_data();
     void silentAndHalfSentHeadsFreeTheirSlot();
     void refusalToHeadHasNoBody();
@@ -122,6 +123,26 @@ void TestGuardedConnection::outputThatDoesNotDrainIsCutOff()
     QTRY_COMPARE_WITH_TIMEOUT(f.server->connectionCount(), 0, 2000);
     // The slot is free again for a client that reads.
     QCOMPARE(f.request("GET", "/health/live").status, 200);
+}
+
+void TestGuardedConnection::shutdownDoesNotWaitForAClientThatDoesNotRead()
+{
+    Rest::RestOptions options;
+    options.guard.maxPendingOutputBytes = 64 * 1024;
+    options.guard.outputDrainTimeoutMs = 60'000;
+    RestFixture f(options);
+    QTcpSocket client;
+    client.setReadBufferSize(4096);
+    client.connectToHost(QHostAddress::LocalHost, f.port);
+    QVERIFY(client.waitForConnected(5000));
+    client.write(get("/openapi.json").repeated(1500));
+    QTest::qWait(300);
+    bool drained = false;
+    QObject::connect(f.server.get(), &Rest::RestServer::drained, [&] { drained = true; });
+    f.server->stopAccepting();
+    // Closed at once; the socket lingers (at most 2 s) for what it was already sent.
+    QTRY_VERIFY_WITH_TIMEOUT(drained, 4000);
+    QCOMPARE(f.server->guardStats().stalledOutputs, 0);
 }
 
 void TestGuardedConnection::silentAndHalfSentHeadsFreeTheirSlot_data()
