@@ -372,7 +372,7 @@ void TestHttpGuard::failedAuthenticationsAreLoggedAsSummaries()
 {
     Rest::RestOptions options;
     options.authFailuresPerMinute = 30;
-    options.authLogIntervalMs = 800;
+    options.authLogIntervalMs = 1500; // far longer than the 200 attempts take
     RestFixture f(options);
     RawClient client(f.port);
     constexpr int Attempts = 200;
@@ -389,8 +389,8 @@ void TestHttpGuard::failedAuthenticationsAreLoggedAsSummaries()
     QCOMPARE(throttled, Attempts - 30);
     // The first failure at once, everything after it in one summary at the interval's end.
     QCOMPARE(f.errors.total(Severity::Warning), 1);
-    QTRY_COMPARE_WITH_TIMEOUT(f.errors.total(Severity::Warning), 2, 3000);
-    QTest::qWait(1000); // a quiet interval adds nothing
+    QTRY_COMPARE_WITH_TIMEOUT(f.errors.total(Severity::Warning), 2, 5000);
+    QTest::qWait(1700); // a quiet interval adds nothing
     QCOMPARE(f.errors.total(Severity::Warning), 2);
     const QList<ErrorRecord> recorded = f.errors.recent();
     QCOMPARE(recorded.last().message, QString("Invalid API key from 127.0.0.1"));
@@ -400,8 +400,10 @@ void TestHttpGuard::failedAuthenticationsAreLoggedAsSummaries()
              qPrintable(recorded.first().message));
     for (const ErrorRecord &record : recorded)
         QVERIFY(!record.message.contains("guess"));
-    // After the quiet interval, the next one is recorded at once again.
-    QCOMPARE(f.request("GET", "/queues", "guess-again").status, 429);
+    // After the quiet interval, the next one is recorded at once again (401 or 429: by now the
+    // allowance has refilled by a token or so).
+    const int again = f.request("GET", "/queues", "guess-again").status;
+    QVERIFY(again == 401 || again == 429);
     QCOMPARE(f.errors.total(Severity::Warning), 3);
 }
 
