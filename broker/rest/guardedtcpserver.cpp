@@ -16,6 +16,10 @@ GuardedTcpServer::GuardedTcpServer(const GuardOptions &options, QObject *parent)
 {
     // QHttpServer takes every channel the moment it is handed over; the queue never grows.
     setMaxPendingConnections(1 << 20);
+    // The kernel's queue of connections not yet accepted (Qt's default is 50): a burst of them,
+    // hostile or not, would otherwise have SYNs dropped and legitimate clients wait a second or
+    // more for the retry. The kernel caps it at net.core.somaxconn.
+    setListenBacklogSize(1024);
 }
 
 GuardedTcpServer::~GuardedTcpServer()
