@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "connectionquota.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace Broker::Rest {
 
 namespace {
@@ -25,6 +28,16 @@ QByteArray ConnectionQuota::clientKey(const QHostAddress &peer)
     // ::1 is one host of its own; any other IPv6 client is its /64.
     const int bytes = address.isLoopback() ? 16 : 8;
     return QByteArray("6") + QByteArray(reinterpret_cast<const char *>(v6.c), bytes);
+}
+
+QString ConnectionQuota::clientLabel(const QHostAddress &peer)
+{
+    const QHostAddress address = unmapped(peer);
+    if (address.protocol() == QAbstractSocket::IPv4Protocol || address.isLoopback())
+        return address.toString();
+    Q_IPV6ADDR prefix = address.toIPv6Address();
+    std::fill(std::begin(prefix.c) + 8, std::end(prefix.c), quint8(0));
+    return QHostAddress(prefix).toString() + QStringLiteral("/64");
 }
 
 int ConnectionQuota::capFor(const QHostAddress &peer) const

@@ -36,6 +36,8 @@ public:
 
     // The bytes that identify `peer` as a client (see above).
     static QByteArray clientKey(const QHostAddress &peer);
+    // The same client as text for people and per-client limits: "192.0.2.7", "2001:db8:1:2::/64".
+    static QString clientLabel(const QHostAddress &peer);
 
 private:
     Limits m_limits;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "restserver.h"
 
+#include "connectionquota.h"
 #include "guardedtcpserver.h"
 #include "messagescontroller.h"
 #include "operationscontroller.h"
@@ -118,7 +119,9 @@ bool RestServer::applyCors(const ExchangePtr &exchange)
 
 bool RestServer::authenticate(const ExchangePtr &exchange)
 {
-    const QString address = exchange->remoteAddress().toString();
+    // Per client as the connection caps see them: an IPv6 client is its /64, since it may use
+    // any of its 2^64 addresses.
+    const QString address = ConnectionQuota::clientLabel(exchange->remoteAddress());
     const QByteArray key = exchange->header("x-api-key");
     if (key.isEmpty()) {
         exchange->sendProblem(401, QStringLiteral("Unauthorized - Missing API key"),

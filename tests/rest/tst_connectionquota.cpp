@@ -12,6 +12,8 @@ class TestConnectionQuota : public QObject
 private Q_SLOTS:
     void clientKeys_data();
     void clientKeys();
+    void clientLabels_data();
+    void clientLabels();
     void capsPerClientAndServer();
     void releaseFreesTheSlot();
 };
@@ -42,6 +44,24 @@ void TestConnectionQuota::clientKeys()
     const ConnectionQuota quota({100, 3, 5});
     QCOMPARE(ConnectionQuota::clientKey(QHostAddress(a)) == ConnectionQuota::clientKey(QHostAddress(b)), sameClient);
     QCOMPARE(quota.capFor(QHostAddress(a)), capOfA);
+}
+
+void TestConnectionQuota::clientLabels_data()
+{
+    QTest::addColumn<QString>("address");
+    QTest::addColumn<QString>("label");
+    QTest::addRow("ipv4") << "192.0.2.7" << "192.0.2.7";
+    QTest::addRow("mapped-ipv4") << "::ffff:192.0.2.7" << "192.0.2.7";
+    QTest::addRow("ipv6-is-its-64") << "2001:db8:1:2:aaaa:bbbb:cccc:dddd" << "2001:db8:1:2::/64";
+    QTest::addRow("loopback-v6") << "::1" << "::1";
+    QTest::addRow("loopback-v4") << "127.0.0.1" << "127.0.0.1";
+}
+
+void TestConnectionQuota::clientLabels()
+{
+    QFETCH(QString, address);
+    QFETCH(QString, label);
+    QCOMPARE(ConnectionQuota::clientLabel(QHostAddress(address)), label);
 }
 
 void TestConnectionQuota::capsPerClientAndServer()
