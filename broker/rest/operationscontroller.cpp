@@ -175,6 +175,31 @@ void OperationsController::ready(const ExchangePtr &exchange)
     });
 }
 
+namespace {
+
+// What the connection guard refused or cut off, and what connections hold in memory now.
+void appendGuardMetrics(QByteArray &out, const GuardStats &guard, qint64 bufferedBytes)
+{
+    out += "# HELP brokerdesk_http_connections_refused_total Connections refused, by reason (server_full: "
+           "max_connections; address_full: the client address's own cap; stopping: during shutdown).\n"
+           "# TYPE brokerdesk_http_connections_refused_total counter\n";
+    for (const auto &[reason, count] : {std::pair{"server_full", guard.refusedServerFull},
+                                        std::pair{"address_full", guard.refusedAddressFull},
+                                        std::pair{"stopping", guard.refusedStopping}})
+        out += QByteArray("brokerdesk_http_connections_refused_total{reason=\"") + reason + "\"} " + QByteArray::number(count) + '\n';
+    out += "# HELP brokerdesk_http_connections_cut_total Connections ended by the guard, by reason (head_timeout: no "
+           "complete head in time; request_timeout: a body too slow; stalled_output: a client that did not read).\n"
+           "# TYPE brokerdesk_http_connections_cut_total counter\n";
+    for (const auto &[reason, count] : {std::pair{"head_timeout", guard.headTimeouts},
+                                        std::pair{"request_timeout", guard.requestTimeouts},
+                                        std::pair{"stalled_output", guard.stalledOutputs}})
+        out += QByteArray("brokerdesk_http_connections_cut_total{reason=\"") + reason + "\"} " + QByteArray::number(count) + '\n';
+    appendGauge(out, "brokerdesk_http_buffered_bytes", "Unsent output and unanswered input held for all connections.",
+                double(bufferedBytes));
+}
+
+} // namespace
+
 void OperationsController::metrics(const ExchangePtr &exchange)
 {
     if (!m_context.permit(exchange, QStringLiteral("view_metrics")))
@@ -235,9 +260,7 @@ void OperationsController::metrics(const ExchangePtr &exchange)
         appendQueueMetric(out, "brokerdesk_queue_dead_lettered_total", "counter", "Messages moved to the dead-letter queue.",
                           s.queues, [](const QueueInfo &q) { return q.counters.deadLettered; });
         appendGauge(out, "brokerdesk_http_connections", "Open client connections.", double(m_server.connectionCount()));
-        out += "# HELP brokerdesk_http_connections_refused_total Connections refused over the cap or while stopping.\n"
-               "# TYPE brokerdesk_http_connections_refused_total counter\nbrokerdesk_http_connections_refused_total "
-            + QByteArray::number(m_server.refusedConnections()) + '\n';
+        appendGuardMetrics(out, m_server.guardStats(), m_server.bufferedBytes());
         out += m_server.httpMetrics().exposition();
         out += "# HELP brokerdesk_errors_total Errors recorded, by severity.\n# TYPE brokerdesk_errors_total counter\n";
         for (Severity severity : {Severity::Info, Severity::Warning, Severity::Error, Severity::Critical}) {

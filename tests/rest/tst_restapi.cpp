@@ -424,7 +424,10 @@ void TestRestApi::metricsExposition()
                              "brokerdesk_http_requests_total{method=\"POST\",route=\"/queues\",status=\"200\"} 1",
                              "brokerdesk_http_requests_total{method=\"GET\",route=\"unmatched\",status=\"404\"} 1",
                              "brokerdesk_http_request_duration_seconds_bucket{route=\"/messages/{queue}\",le=\"+Inf\"} 1",
-                             "brokerdesk_up 1", "# TYPE brokerdesk_queue_published_total counter"}) {
+                             "brokerdesk_up 1", "# TYPE brokerdesk_queue_published_total counter",
+                             "brokerdesk_http_connections_refused_total{reason=\"address_full\"} 0",
+                             "brokerdesk_http_connections_cut_total{reason=\"stalled_output\"} 0",
+                             "# TYPE brokerdesk_http_buffered_bytes gauge", "brokerdesk_storage_writable 1"}) {
         QVERIFY2(metrics.body.contains(line), line);
     }
 }
