@@ -114,11 +114,23 @@ void Exchange::sendProblem(int status, const QString &error, const QString &deta
     send(status, "application/problem+json", problemJson(status, error, detail, m_requestId));
 }
 
+bool Exchange::hasExtraHeader(const QByteArray &name) const
+{
+    for (const auto &[key, value] : extraHeaders) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return true;
+    }
+    return false;
+}
+
 void Exchange::sendError(const Error &error)
 {
     // gCore answers permission failures with the bare word; the detail says what was missing.
     if (error.code == ErrorCode::PermissionDenied)
         return sendProblem(403, QStringLiteral("Unauthorized"), error.message);
+    // Storage out of reach (or a full publish spool): the breaker probes after about a second.
+    if (error.code == ErrorCode::Unavailable && !hasExtraHeader("Retry-After"))
+        addHeader("Retry-After", "1");
     sendProblem(httpStatusFor(error.code), error.message, error.detail);
 }
 

@@ -50,6 +50,7 @@ public:
     std::optional<User> user;  // a copy: the directory may change while an answer is pending
     HeaderList extraHeaders;   // CORS and the like, added to whatever the answer is
     void addHeader(const QByteArray &name, const QByteArray &value) { extraHeaders.append(qMakePair(name, value)); }
+    bool hasExtraHeader(const QByteArray &name) const;
 
     // Body parsing: 400 for invalid JSON, non-objects, and nesting deeper than `maxDepth`.
     Result<QJsonObject> jsonBody(int maxDepth, bool allowEmpty) const;
