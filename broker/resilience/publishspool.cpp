@@ -6,6 +6,7 @@
 
 #include <QDataStream>
 #include <QFile>
+#include <QFileInfo>
 #include <QIODevice>
 #include <QScopeGuard>
 #include <QUuid>
@@ -89,7 +90,9 @@ Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path, Li
     QByteArray identity;
     quint64 nextNumber = 1;
     std::deque<Batch> batches;
-    if (QFile::exists(path)) {
+    // Shorter than the journal's header: the broker died while creating the file, before any
+    // batch could be in it (nothing was confirmed from it). Such a file is a new spool.
+    if (QFile::exists(path) && QFileInfo(path).size() >= JournalFile::HeaderSize) {
         const Result<JournalFile::ReadResult> read = JournalFile::read(path);
         if (!read)
             return Error{ErrorCode::Unavailable, QStringLiteral("publish spool %1: %2").arg(path, read.error().message)};

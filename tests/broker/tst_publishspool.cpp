@@ -9,6 +9,7 @@
 
 #include <QDataStream>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -33,6 +34,13 @@ void appendAndWait(PublishSpool &spool, const QString &queue, const QByteArray &
     QVERIFY2(written.ok(), qPrintable(written.ok() ? QString() : written.error().message));
 }
 
+QueueConfig configOf(const QString &type)
+{
+    QueueConfig config;
+    config.type = type;
+    return config;
+}
+
 } // namespace
 
 class TestPublishSpool : public QObject
@@ -49,6 +57,7 @@ private Q_SLOTS:
     void countsPerQueue();
     void limitsRefuseBeforeWriting_data();
     void limitsRefuseBeforeWriting();
+    void cutAtEveryOffsetKeepsAPrefixInOrder();
 };
 
 void TestPublishSpool::batchesSurviveARestartInOrder()
@@ -219,6 +228,53 @@ void TestPublishSpool::limitsRefuseBeforeWriting()
     auto reopened = PublishSpool::open(path, {1, 1}).value();
     QCOMPARE(reopened->messageCount(), accepted * 3);
     QVERIFY(!tryAppend(*reopened, "q", {{0, "more"}}).ok());
+}
+
+void TestPublishSpool::cutAtEveryOffsetKeepsAPrefixInOrder()
+{
+    // What a crash can leave at any moment: the file cut at every offset, the header included. The
+    // spool opens, and what it reads back is the first batches in order (a drained one never
+    // comes back).
+    // Every cut opens a spool (a few fdatasyncs): in memory where there is a tmpfs, to stay quick.
+    QTemporaryDir dir(QFileInfo(QStringLiteral("/dev/shm")).isWritable() ? QStringLiteral("/dev/shm/tst_publishspool-XXXXXX")
+                                                                           : QString());
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath("spool");
+    {
+        auto spool = PublishSpool::open(path).value();
+        for (const char *stored : {"one", "two", "three", "four"})
+            appendAndWait(*spool, "q", stored, configOf("list"));
+        spool->drained(); // "one" reached the backend
+    }
+    QFile original(path);
+    QVERIFY(original.open(QIODevice::ReadOnly));
+    const QByteArray bytes = original.readAll();
+    const QList<QByteArray> order{"one", "two", "three", "four"};
+    int opened = 0;
+    for (qsizetype cut = 0; cut <= bytes.size(); ++cut) {
+        const QString copy = dir.filePath(QStringLiteral("cut-%1").arg(cut));
+        QFile file(copy);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bytes.left(cut));
+        file.close();
+        auto spool = PublishSpool::open(copy);
+        QVERIFY2(spool.ok(), qPrintable(QStringLiteral("cut at %1: %2").arg(cut).arg(spool.ok() ? QString() : spool.error().message)));
+        ++opened;
+        QList<QByteArray> got;
+        while (!spool.value()->isEmpty()) {
+            got.append(spool.value()->front().messages.first().stored);
+            spool.value()->drained();
+        }
+        // A prefix of the batches, or (the drained record lost) all but "one" back as well.
+        const qsizetype start = got.value(0) == "one" ? 0 : 1;
+        QVERIFY2(got == order.mid(start, got.size()), qPrintable(QStringLiteral("cut at %1").arg(cut)));
+        if (cut == bytes.size())
+            QCOMPARE(got, order.mid(1));
+        spool.value().reset();
+        QFile::remove(copy);
+        QFile::remove(copy + ".lock");
+    }
+    QCOMPARE(opened, bytes.size() + 1);
 }
 
 QTEST_GUILESS_MAIN(TestPublishSpool)

@@ -6,6 +6,8 @@
 //    goes healthy -> degraded -> healthy while the spool takes publishes and drains them, and a
 //    queue Redis lost is created again and reported in /errors, /metrics and /health; with the
 //    breaker's open time at 30 s, service returns within seconds (probes from 1 s);
+//  - max_size and the spool's bound while Redis is away (429, then 503 with Retry-After), and a
+//    broker killed with -9 while its spool holds publishes delivers them all after a restart;
 //  - three brokerd on one Redis with competing consumers: never two leases on one message at a
 //    time, and the leases of a broker killed with kill -9 come back within the visibility
 //    timeout plus one second.
@@ -382,6 +384,46 @@ private Q_SLOTS:
         QCOMPARE(statuses.value(200) + spooledOpen, 20);
         QCOMPARE(retryAfter, QByteArray("1"));
         QVERIFY2(fullBody.contains("spool is full"), fullBody.constData());
+    }
+
+    void brokerKilledWithSpooledPublishesDeliversThemAfterRestart()
+    {
+        if (!m_redis.isRunning())
+            QVERIFY2(m_redis.restart(), qPrintable(m_redis.errorString()));
+        m_redis.cli({"FLUSHALL"});
+        Brokerd broker = startBroker("crash");
+        QVERIFY(!broker.base.isEmpty());
+        QCOMPARE(call(broker.base, "POST", "/queues", R"({"name":"jobs"})").first, 200);
+        m_redis.kill();
+        QSet<qint64> acknowledged;
+        for (qint64 n = 1; n <= 60; ++n) {
+            if (call(broker.base, "POST", "/messages/jobs", QStringLiteral(R"({"message":{"n":%1}})").arg(n).toUtf8()).first == 200)
+                acknowledged.insert(n);
+        }
+        ::kill(pid_t(broker.process->processId()), SIGKILL); // the spool is all there is of them
+        broker.process->waitForFinished(5000);
+        QVERIFY2(m_redis.restart(), qPrintable(m_redis.errorString()));
+        Brokerd again = startBroker("crash");
+        QVERIFY(!again.base.isEmpty());
+        QHash<qint64, int> deliveries;
+        QElapsedTimer timer;
+        timer.start();
+        while (deliveries.size() < acknowledged.size() && timer.elapsed() < 10'000) {
+            const auto [status, body] = call(again.base, "GET", "/messages/jobs?count=100");
+            for (const QJsonValue &value : body.value("messages").toArray())
+                ++deliveries[numberOf(value.toObject())];
+            if (status != 200 || body.value("messages").toArray().isEmpty())
+                QTest::qWait(50);
+        }
+        again.process->terminate();
+        QVERIFY(again.process->waitForFinished(10'000));
+        const auto [lost, duplicated] = Broker::Testing::DeliveryAudit::of(acknowledged, deliveries);
+        qInfo("brokerd killed with %lld publishes in its spool, Redis back, brokerd started again: delivered %lld, "
+              "lost %lld, duplicated %lld after %lld ms",
+              qint64(acknowledged.size()), qint64(deliveries.size()), lost, duplicated, timer.elapsed());
+        QVERIFY(acknowledged.size() >= 55);
+        QCOMPARE(lost, 0);
+        QCOMPARE(duplicated, 0);
     }
 
     void longPollOnOneBrokerIsWokenByAPublishOnAnother()
