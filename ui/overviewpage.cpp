@@ -124,11 +124,23 @@ void OverviewPage::showSnapshot(const BrokerSnapshot &snapshot)
 
 void OverviewPage::showStoreStatus(const StoreStatus &status, qint64 nowMs)
 {
-    const bool shown = !status.breaker.isEmpty();
+    // Shown for backends with a breaker (Redis) and for any store that refuses changes.
+    const bool shown = !status.breaker.isEmpty() || !status.writable;
     m_backendTitle->setVisible(shown);
     m_backendState->setVisible(shown);
     if (!shown)
         return;
+    m_backendTitle->setText(status.breaker.isEmpty() ? tr("Storage") : tr("Redis connection"));
+    QStringList parts;
+    if (!status.writable)
+        parts.append(statusHtml(tr("read-only, changes refused: %1").arg(status.readOnlyReason.toHtmlEscaped()), "#c62828"));
+    if (!status.breaker.isEmpty())
+        parts += breakerParts(status, nowMs);
+    m_backendState->setText(parts.join(QStringLiteral(" · ")));
+}
+
+QStringList OverviewPage::breakerParts(const StoreStatus &status, qint64 nowMs) const
+{
     QString breaker;
     if (status.breaker == QLatin1StringView("closed"))
         breaker = statusHtml(tr("circuit breaker closed"), "#43a047");
@@ -145,7 +157,7 @@ void OverviewPage::showStoreStatus(const StoreStatus &status, qint64 nowMs)
         parts.append(tr("opened %n time(s)", nullptr, int(status.breakerOpened)));
     if (status.breaker != QLatin1StringView("closed") && !status.lastError.isEmpty())
         parts.append(status.lastError.toHtmlEscaped());
-    m_backendState->setText(parts.join(QStringLiteral(" · ")));
+    return parts;
 }
 
 } // namespace Broker::Ui

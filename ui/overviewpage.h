@@ -27,6 +27,7 @@ public:
     void showStoreStatus(const Broker::StoreStatus &status, qint64 nowMs);
 
 private:
+    QStringList breakerParts(const Broker::StoreStatus &status, qint64 nowMs) const;
     QLabel *addFigure(const QString &caption, int row, int column);
 
     QLabel *m_status;
@@ -35,7 +36,7 @@ private:
     QLabel *m_messages;
     QLabel *m_processed;
     QLabel *m_backendTitle;
-    QLabel *m_backendState; // breaker, pool and spool of a Redis store; hidden for the memory store
+    QLabel *m_backendState; // read-only state; breaker, pool and spool of a Redis store; hidden when there is nothing to say
     QLabel *m_storage;
     QLineEdit *m_endpoint;
     RateChart *m_chart;

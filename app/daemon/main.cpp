@@ -5,7 +5,6 @@
 
 #include "errors/logging.h"
 #include "runtime/brokerhost.h"
-#include "storage/journalfile.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -67,15 +66,19 @@ int main(int argc, char **argv)
         return Ok;
     }
     if (parser.isSet(repairOption)) {
-        const Broker::Result<Broker::JournalFile::RepairReport> report =
-            Broker::JournalFile::repair(parser.value(repairOption));
+        const QString journal = parser.value(repairOption);
+        const Broker::Result<Broker::JournaledStore::RepairReport> report = Broker::BrokerHost::repairJournal(journal);
         if (!report) {
             std::fprintf(stderr, "brokerd: %s\n", qPrintable(report.error().message));
             return StorageError;
         }
         for (const QString &damage : report->damaged)
             std::printf("damaged: %s\n", qPrintable(damage));
-        std::printf("kept %lld records, skipped %lld damaged bytes\n", report->kept, report->skippedBytes);
+        std::printf("kept %lld records; dropped %lld damaged bytes, %lld records this build cannot read and %lld that "
+                    "depended on what was lost (%lld kept with the lease receipts they draw now); the original is "
+                    "%s.damaged\n",
+                    report->kept, report->skippedBytes, report->undecodable, report->dependent, report->adjusted,
+                    qPrintable(journal));
         return Ok;
     }
     if (!parser.positionalArguments().isEmpty()) {

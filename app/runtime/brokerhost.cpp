@@ -121,12 +121,22 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openStore(const BrokerConfig &co
                                        .arg(report.bytes)
                                        .arg(report.elapsedMs)
                                        .arg(journal.fsync);
-    if (report.tornTail)
-        qCWarning(lcStorage).noquote() << QStringLiteral("journal %1: the last record was cut short (a crash while "
-                                                         "writing) and has been dropped")
-                                              .arg(options.path);
+    if (report.tornTail) {
+        const QString what = report.droppedAllZero
+            ? QStringLiteral("%1 zero bytes (what a crash leaves in a file being extended)").arg(report.droppedBytes)
+            : QStringLiteral("%1 bytes of a record a crash cut short").arg(report.droppedBytes);
+        qCWarning(lcStorage).noquote() << QStringLiteral("journal %1: dropped %2 after the last intact record; a copy is in %3")
+                                              .arg(options.path, what, report.keptTailPath);
+    }
     m_journalPath = options.path;
     return std::unique_ptr<QueueStore>(std::move(opened.value()));
+}
+
+Result<JournaledStore::RepairReport> BrokerHost::repairJournal(const QString &path)
+{
+    const QueueTypeRegistry types;
+    const SystemClock clock;
+    return JournaledStore::repair(types, clock, path);
 }
 
 BrokerHost::~BrokerHost()

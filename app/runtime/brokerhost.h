@@ -9,6 +9,7 @@
 #include "errors/errormanager.h"
 #include "security/accesspolicy.h"
 #include "security/userdirectory.h"
+#include "storage/journaledstore.h"
 #include "storage/queuestore.h"
 
 #include <QHostAddress>
@@ -54,6 +55,8 @@ public:
     // Loads configuration (file, then environment) and users, and starts the engine. Errors say
     // which file and line is wrong. Keys generated for placeholders are in issuedKeys() afterwards.
     Result<void> start(const HostSettings &settings);
+    // Offline repair of a memory store's journal with the queue types this host knows.
+    static Result<JournaledStore::RepairReport> repairJournal(const QString &path);
     void stop();
     // Graceful stop of the API: no new connections, long polls end, requests in progress are
     // answered; drained() follows.

@@ -36,7 +36,8 @@ MessageBroker::MessageBroker(QueueStore &store, QueueTypeRegistry &types, const 
       m_options(std::move(options)),
       m_errors(errors),
       m_startedMs(clock.nowMs()),
-      m_events(m_options.eventLogPerQueue, m_options.recentEvents)
+      m_events(m_options.eventLogPerQueue, m_options.recentEvents),
+      m_healthTotals(clock)
 {
     m_store.setListener(this);
     m_maintenanceTimer.setSingleShot(true);
@@ -207,13 +208,30 @@ void MessageBroker::publish(const QString &queue, const QList<NewMessage> &messa
     if (const Result<void> check = checkMessages(messages); !check)
         return done(check.error());
     qint64 shortestDelayMs = 0;
+    qint64 longestDelayMs = 0;
     for (const NewMessage &message : messages) {
         if (message.delayMs > 0 && (shortestDelayMs == 0 || message.delayMs < shortestDelayMs))
             shortestDelayMs = message.delayMs;
+        longestDelayMs = qMax(longestDelayMs, message.delayMs);
     }
-    if (shortestDelayMs > 0)
-        scheduleMaintenance(m_clock.nowMs() + shortestDelayMs);
-    m_store.publish(queue, messages, publisher, watched("publish", std::move(done)));
+    auto publishNow = [this, queue, messages, publisher, shortestDelayMs](Completion<PublishResult> completion) {
+        if (shortestDelayMs > 0)
+            scheduleMaintenance(m_clock.nowMs() + shortestDelayMs);
+        m_store.publish(queue, messages, publisher, watched("publish", std::move(completion)));
+    };
+    if (longestDelayMs == 0)
+        return publishNow(std::move(done));
+    // A message whose delay reaches its queue's TTL expires before it is due: it could never be
+    // delivered. Only delayed publishes pay for the lookup; when the store cannot answer now (a
+    // Redis store spooling publishes), the publish goes ahead unjudged rather than fail.
+    m_store.queueInfo(queue, [longestDelayMs, publishNow = std::move(publishNow),
+                              done = std::move(done)](Result<QueueInfo> info) mutable {
+        if (info && longestDelayMs >= info->config.ttlSeconds * 1000) {
+            return done(invalid(QStringLiteral("Invalid delay: must be shorter than the queue's ttl (%1 seconds)")
+                                    .arg(info->config.ttlSeconds)));
+        }
+        publishNow(std::move(done));
+    });
 }
 
 void MessageBroker::consume(const QString &queue, const ConsumeRequest &request, qint64 waitMs,
@@ -474,6 +492,7 @@ void MessageBroker::runMaintenance()
     if (now - m_lastRateSampleMs >= 1000) {
         m_lastRateSampleMs = now;
         m_store.listQueues([this, now](Result<QList<QueueInfo>> queues) {
+            m_healthTotals.record(queues);
             if (queues)
                 m_rates.sample(now, *queues);
         });
@@ -494,12 +513,13 @@ QList<MessageEvent> MessageBroker::queueEvents(const QString &queue, int limit) 
 void MessageBroker::snapshot(quint64 sinceEvent, Completion<BrokerSnapshot> done)
 {
     m_store.listQueues([this, sinceEvent, done = std::move(done)](Result<QList<QueueInfo>> queues) {
+        m_healthTotals.record(queues);
         BrokerSnapshot snapshot;
         snapshot.takenAtMs = m_clock.nowMs();
         snapshot.uptimeSeconds = uptimeSeconds();
         snapshot.storage = m_store.backendName();
-        snapshot.health = m_store.health();
         snapshot.storeStatus = m_store.status();
+        snapshot.health = HealthTotals::effectiveHealth(m_store.health(), snapshot.storeStatus);
         if (!queues) {
             // A store that still takes publishes (a Redis store spooling them) stays degraded.
             if (snapshot.health == HealthStatus::Healthy)
@@ -518,6 +538,40 @@ void MessageBroker::snapshot(quint64 sinceEvent, Completion<BrokerSnapshot> done
         snapshot.recentEvents = m_events.since(sinceEvent, m_options.recentEvents);
         snapshot.lastEventNumber = m_events.lastNumber();
         done(std::move(snapshot));
+    });
+}
+
+void MessageBroker::healthSummary(Completion<HealthSummary> done)
+{
+    auto answer = [this, done = std::move(done)]() {
+        HealthSummary summary;
+        summary.countedAtMs = m_healthTotals.countedAtMs();
+        summary.uptimeSeconds = uptimeSeconds();
+        summary.storage = m_store.backendName();
+        summary.storeStatus = m_store.status();
+        summary.health = HealthTotals::effectiveHealth(m_store.health(), summary.storeStatus);
+        if (m_healthTotals.countFailed()) {
+            // As in snapshot(): a store that still takes publishes (spooling) stays degraded.
+            if (summary.health == HealthStatus::Healthy)
+                summary.health = HealthStatus::Unhealthy;
+            if (summary.storeStatus.lastError.isEmpty())
+                summary.storeStatus.lastError = m_healthTotals.countError();
+        }
+        summary.queues = m_healthTotals.queues();
+        summary.messagesTotal = m_healthTotals.messagesTotal();
+        summary.messagesProcessed = m_healthTotals.messagesProcessed();
+        done(std::move(summary));
+    };
+    // A count that failed while the store says it is fine again is not kept: the store has come
+    // back (Redis returned), and reporting the old failure for up to a second would be a lie.
+    const bool staleFailure = m_healthTotals.countFailed() && m_store.health() == HealthStatus::Healthy;
+    if (m_healthTotals.isFresh() && !staleFailure)
+        return answer();
+    if (!m_healthTotals.waitForCount(std::move(answer)))
+        return; // a count is under way; it answers this caller too
+    m_store.listQueues([this](Result<QList<QueueInfo>> queues) {
+        m_healthTotals.record(queues);
+        m_healthTotals.finish();
     });
 }
 

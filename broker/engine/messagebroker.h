@@ -3,6 +3,7 @@
 
 #include "engineoptions.h"
 #include "eventlog.h"
+#include "healthtotals.h"
 #include "queuetyperegistry.h"
 #include "ratetracker.h"
 #include "waitlist.h"
@@ -77,8 +78,12 @@ public:
     QList<MessageEvent> lifecycle(const QString &messageId) const;
     QList<MessageEvent> queueEvents(const QString &queue, int limit) const;
 
-    // Everything at once for a UI or /health; events after `sinceEvent` only.
+    // Everything at once for a UI or /health with a key; events after `sinceEvent` only. Lists
+    // every queue: costs in proportion to their number.
     void snapshot(quint64 sinceEvent, Completion<BrokerSnapshot> done);
+    // What /health shows without a key: the store's health and status now, and totals at most a
+    // second old (see HealthTotals). Costs nothing while the last count is fresh.
+    void healthSummary(Completion<HealthSummary> done);
 
     // Expires leases and TTLs and samples rates now; normally driven by the broker's own timer.
     void runMaintenance();
@@ -122,6 +127,7 @@ private:
     ErrorManager *m_errors;
     qint64 m_startedMs;
     EventLog m_events;
+    HealthTotals m_healthTotals;
     RateTracker m_rates;
     WaitList m_waiters;
     std::map<int, ProcessorEntry> m_processors;

@@ -10,9 +10,13 @@ namespace Broker {
 namespace {
 constexpr qint64 NotificationIntervalMs = 60'000;
 
+// Records of one kind fold into one: same severity, component and code. The message is not part
+// of the kind (it may carry a countdown, an address, a count), so the latest text is kept. A
+// record without a code has nothing else to be told apart by than its message.
 QString keyOf(Severity severity, const QString &component, const QString &code, const QString &message)
 {
-    return QString::number(int(severity)) + QChar(0) + component + QChar(0) + code + QChar(0) + message;
+    return QString::number(int(severity)) + QChar(0) + component + QChar(0) + code + QChar(0)
+        + (code.isEmpty() ? message : QString());
 }
 } // namespace
 
@@ -57,6 +61,7 @@ void ErrorManager::record(Severity severity, const QString &component, const QSt
         it = found.value();
         ++it->count;
         it->lastMs = now;
+        it->message = message;
         m_records.splice(m_records.begin(), m_records, it); // most recent first
     } else {
         m_records.push_front(ErrorRecord{m_nextId++, severity, component, code, message, now, now, 1});

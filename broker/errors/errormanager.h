@@ -21,14 +21,15 @@ struct ErrorRecord
     Severity severity = Severity::Error;
     QString component; // "storage", "engine", "security", "rest", ...
     QString code;      // short machine-readable kind, e.g. "processor_failed"
-    QString message;   // what happened, with secrets already removed
+    QString message;   // what happened (the latest of the folded records), with secrets already removed
     qint64 firstMs = 0;
     qint64 lastMs = 0;
-    qint64 count = 1;  // identical records (same severity, component, code, message) fold into one
+    qint64 count = 1;  // records of one kind (severity, component, code; the message too when there is
+                       // no code) fold into one
 };
 
-// Keeps the recent errors of the broker: a bounded log where repeats are counted instead of
-// stored again, totals per severity, a log line per record (QLoggingCategory), and a
+// Keeps the recent errors of the broker: a bounded log where repeats of a kind are counted
+// instead of stored again, totals per severity, a log line per record (QLoggingCategory), and a
 // notification signal for the UI tray and webhooks. Lives in the engine's thread.
 class ErrorManager : public QObject
 {

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "exchange.h"
 
+#include "jsonscanner.h"
 #include "requestchannel.h"
 
+#include "errors/logging.h"
 #include "security/validation.h"
+
+#include <algorithm>
 
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QRegularExpression>
 
 namespace Broker::Rest {
 
@@ -81,11 +86,17 @@ Result<QJsonObject> Exchange::jsonBody(int maxDepth, bool allowEmpty) const
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(m_body, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
+        // Qt refuses a number beyond a double's range as if the text were broken: name the field.
+        if (const std::optional<QString> where = JsonScanner::numberOutOfRange(m_body, maxDepth))
+            return JsonScanner::numberOutOfRangeError(*where);
         return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid JSON"),
                      QStringLiteral("At offset %1: %2").arg(parseError.offset).arg(parseError.errorString())};
     }
     if (!document.isObject())
         return Error{ErrorCode::InvalidArgument, QStringLiteral("Request body must be a JSON object")};
+    // Qt reads a nonzero number too small for a double as 0.
+    if (const std::optional<QString> where = JsonScanner::numberOutOfRange(m_body, maxDepth))
+        return JsonScanner::numberOutOfRangeError(*where);
     return document.object();
 }
 
@@ -114,24 +125,34 @@ void Exchange::sendProblem(int status, const QString &error, const QString &deta
     send(status, "application/problem+json", problemJson(status, error, detail, m_requestId));
 }
 
-bool Exchange::hasExtraHeader(const QByteArray &name) const
-{
-    for (const auto &[key, value] : extraHeaders) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0)
-            return true;
-    }
-    return false;
-}
-
 void Exchange::sendError(const Error &error)
 {
     // gCore answers permission failures with the bare word; the detail says what was missing.
     if (error.code == ErrorCode::PermissionDenied)
         return sendProblem(403, QStringLiteral("Unauthorized"), error.message);
-    // Storage out of reach (or a full publish spool): the breaker probes after about a second.
-    if (error.code == ErrorCode::Unavailable && !hasExtraHeader("Retry-After"))
+    const int status = httpStatusFor(error.code);
+    // Storage that cannot take changes now (Redis out of reach, journal writes failing) retries
+    // by itself: tell clients when to try again.
+    if (status == 503 && std::none_of(extraHeaders.cbegin(), extraHeaders.cend(),
+                                      [](const auto &header) { return header.first.compare("Retry-After", Qt::CaseInsensitive) == 0; }))
         addHeader("Retry-After", "1");
-    sendProblem(httpStatusFor(error.code), error.message, error.detail);
+    if (status < 500)
+        return sendProblem(status, error.message, error.detail);
+    // A server-side failure is described by the component that failed, with what the operator
+    // needs (files, errno): all of it goes to the log, the client gets it without paths.
+    qCWarning(lcErrors).noquote() << "request" << m_requestId << "answered" << status << error.message
+                                  << (error.detail.isEmpty() ? QString() : QStringLiteral("(%1)").arg(error.detail));
+    sendProblem(status, withoutPaths(error.message), withoutPaths(error.detail));
+}
+
+QString withoutPaths(const QString &text)
+{
+    // An absolute or home-relative path not glued to a word ("I/O", "read/write" stay), up to
+    // whitespace, a quote or punctuation that ends a clause.
+    static const QRegularExpression path(QStringLiteral(R"((?<![\w.~/-])(?:~?/|[A-Za-z]:\\)[^\s'"`,;()]*[^\s'"`,;().:])"));
+    QString out = text;
+    out.replace(path, QStringLiteral("[path]"));
+    return out;
 }
 
 void Exchange::send(int status, const QByteArray &contentType, const QByteArray &body)

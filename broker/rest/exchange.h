@@ -50,7 +50,6 @@ public:
     std::optional<User> user;  // a copy: the directory may change while an answer is pending
     HeaderList extraHeaders;   // CORS and the like, added to whatever the answer is
     void addHeader(const QByteArray &name, const QByteArray &value) { extraHeaders.append(qMakePair(name, value)); }
-    bool hasExtraHeader(const QByteArray &name) const;
 
     // Body parsing: 400 for invalid JSON, non-objects, and nesting deeper than `maxDepth`.
     Result<QJsonObject> jsonBody(int maxDepth, bool allowEmpty) const;
@@ -95,5 +94,9 @@ using ExchangePtr = std::shared_ptr<Exchange>;
 
 // The one place where engine errors become HTTP statuses.
 int httpStatusFor(ErrorCode code);
+
+// `text` with file-system paths ("/var/lib/x/journal", "~/x", "C:\\x") replaced by "[path]":
+// what a server-side error may say on the wire. The log keeps the original.
+QString withoutPaths(const QString &text);
 
 } // namespace Broker::Rest

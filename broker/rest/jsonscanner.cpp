@@ -3,8 +3,11 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QList>
 
 #include <cctype>
+#include <charconv>
+#include <optional>
 #include <limits>
 
 namespace Broker::Rest {
@@ -59,8 +62,12 @@ public:
             ++m_pos;
             skipSpace();
             const qsizetype valueBegin = m_pos;
+            if (m_checkNumbers)
+                m_path.append(PathStep{key, -1});
             if (!value(depth))
                 return false;
+            if (m_checkNumbers)
+                m_path.removeLast();
             if (members)
                 members->append({decodeKey(key), JsonSpan{valueBegin, m_pos}});
             skipSpace();
@@ -86,9 +93,13 @@ public:
             ++m_pos;
             return true;
         }
-        for (;;) {
+        for (qsizetype index = 0;; ++index) {
+            if (m_checkNumbers)
+                m_path.append(PathStep{{}, index});
             if (!value(depth))
                 return false;
+            if (m_checkNumbers)
+                m_path.removeLast();
             skipSpace();
             if (peek() == ',') {
                 ++m_pos;
@@ -140,6 +151,10 @@ public:
         skipSpace();
         return m_pos == m_text.size() || fail("unexpected text after the value");
     }
+
+    // From now on, remembers where the first number lies that a double cannot hold.
+    void checkNumbers() { m_checkNumbers = true; }
+    const std::optional<QString> &numberOutOfRange() const { return m_outOfRange; }
 
     char peek() const { return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
     qsizetype position() const { return m_pos; }
@@ -219,6 +234,34 @@ private:
 
     bool number()
     {
+        const qsizetype begin = m_pos;
+        if (!numberSyntax())
+            return false;
+        if (m_checkNumbers && !m_outOfRange && !fitsDouble(m_text.sliced(begin, m_pos - begin))) {
+            QString path;
+            for (const PathStep &step : std::as_const(m_path)) {
+                if (step.index >= 0)
+                    path += QStringLiteral("[%1]").arg(step.index);
+                else
+                    path += (path.isEmpty() ? QString() : QStringLiteral(".")) + decodeKey(step.key);
+            }
+            m_outOfRange = path;
+        }
+        return true;
+    }
+
+    // JSON allows any number of digits; a double (what Qt's JSON and the broker read) holds
+    // magnitudes up to about 1.8e308 and down to about 4.9e-324. Beyond them a parser gives
+    // infinity, null or zero in silence.
+    static bool fitsDouble(QByteArrayView text)
+    {
+        double value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        return error == std::errc() && end == text.data() + text.size();
+    }
+
+    bool numberSyntax()
+    {
         const auto digit = [this] { return m_pos < m_text.size() && m_text[m_pos] >= '0' && m_text[m_pos] <= '9'; };
         if (peek() == '-')
             ++m_pos;
@@ -276,6 +319,16 @@ private:
     int m_maxDepth;
     qsizetype m_pos;
     Error m_error;
+    // One step down to the current value: a member (its key) or an array element (its index).
+    // Kept as positions; only a path that is reported is decoded.
+    struct PathStep
+    {
+        JsonSpan key;
+        qsizetype index = -1;
+    };
+    bool m_checkNumbers = false;
+    QList<PathStep> m_path;
+    std::optional<QString> m_outOfRange; // where the first number out of a double's range lies
 };
 
 } // namespace
@@ -293,6 +346,31 @@ Result<QList<JsonScanner::Member>> JsonScanner::objectMembers(QByteArrayView tex
     if (!scanner.object(1, &members) || !scanner.atEnd())
         return scanner.error();
     return members;
+}
+
+std::optional<QString> JsonScanner::numberOutOfRange(QByteArrayView text, int maxDepth)
+{
+    Scanner scanner(text, maxDepth);
+    scanner.checkNumbers();
+    if (!scanner.value(0))
+        return std::nullopt; // not valid JSON: the parser's error says more
+    return scanner.numberOutOfRange();
+}
+
+std::optional<QString> JsonScanner::numberOutOfRange(QByteArrayView text, JsonSpan span)
+{
+    Scanner scanner(text.sliced(0, span.end), std::numeric_limits<int>::max(), span.begin);
+    scanner.checkNumbers();
+    if (!scanner.value(0))
+        return std::nullopt;
+    return scanner.numberOutOfRange();
+}
+
+Error JsonScanner::numberOutOfRangeError(const QString &path)
+{
+    return Error{ErrorCode::InvalidArgument,
+                 QStringLiteral("Invalid %1: number out of range").arg(path.isEmpty() ? QStringLiteral("number") : path),
+                 QStringLiteral("Numbers must fit a double: magnitudes from about 4.9e-324 to 1.8e308, or 0")};
 }
 
 QList<JsonSpan> JsonScanner::arrayElements(QByteArrayView text, JsonSpan span)

@@ -8,6 +8,8 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
+
 namespace Broker::Rest {
 
 // Where a JSON value lies in a text: [begin, end).
@@ -35,6 +37,15 @@ public:
     // InvalidArgument "Invalid JSON" (detail: offset and reason), "JSON nested too deeply", or
     // "Request body must be a JSON object".
     static Result<QList<Member>> objectMembers(QByteArrayView text, int maxDepth);
+    // Where the first number lies that a double cannot hold (overflow like 1e400, or a nonzero
+    // that would read as 0 like 1e-400): its member path ("delay", "options.ttl",
+    // "messages[2]"; "" for the top value), or nothing when every number fits. Qt's JSON reads
+    // such numbers as null, so a request would get a default instead of a 400.
+    static std::optional<QString> numberOutOfRange(QByteArrayView text, int maxDepth);
+    // The same for the value at `span` alone (paths start inside it).
+    static std::optional<QString> numberOutOfRange(QByteArrayView text, JsonSpan span);
+    // The 400 for a number out of range at `path` (as numberOutOfRange names it).
+    static Error numberOutOfRangeError(const QString &path);
     // The elements of the array at `span` (already validated by objectMembers).
     static QList<JsonSpan> arrayElements(QByteArrayView text, JsonSpan span);
     // The value at `span` without whitespace outside strings: compact JSON text.

@@ -56,6 +56,11 @@ Result<PublishBody> readPublishBody(const QByteArray &body, const char *payloadK
         if (member.key == QLatin1StringView(payloadKey)) {
             result.payload = member.value;
         } else if (member.key == u"priority" || member.key == u"delay" || member.key == u"headers") {
+            if (const std::optional<QString> where = JsonScanner::numberOutOfRange(body, member.value)) {
+                const QString path = where->isEmpty() || where->startsWith(u'[') ? member.key + *where
+                                                                                  : member.key + u'.' + *where;
+                return JsonScanner::numberOutOfRangeError(path);
+            }
             const QByteArray text = '[' + body.mid(member.value.begin, member.value.size()) + ']';
             result.options.insert(member.key, QJsonDocument::fromJson(text).array().at(0));
         }
@@ -321,13 +326,18 @@ void MessagesController::lifecycle(const ExchangePtr &exchange)
     const QString queue = exchange->params.value(0);
     if (!check(exchange, Validation::queueName(queue)) || !m_context.permit(exchange, AccessPolicy::peek(queue)))
         return;
-    const QList<MessageEvent> events = m_context.broker.lifecycle(exchange->params.value(1));
-    if (events.isEmpty())
+    // Message ids are sequential and can be enumerated: only steps in queues the caller may peek
+    // are shown, and a message with none of those is as unknown as one that never existed.
+    const QStringList roles = exchange->user ? exchange->user->roles : QStringList();
+    const auto mayPeek = [&](const QString &name) { return m_context.policy.allows(roles, AccessPolicy::peek(name)); };
+    QJsonArray array;
+    for (const MessageEvent &event : m_context.broker.lifecycle(exchange->params.value(1))) {
+        if (mayPeek(event.queue))
+            array.append(eventJson(event, mayPeek));
+    }
+    if (array.isEmpty())
         return exchange->sendProblem(404, QStringLiteral("Message not found"),
                                      QStringLiteral("No recorded events for this message"));
-    QJsonArray array;
-    for (const MessageEvent &event : events)
-        array.append(eventJson(event));
     QJsonObject json;
     json.insert(QStringLiteral("message_id"), exchange->params.value(1));
     json.insert(QStringLiteral("events"), array);

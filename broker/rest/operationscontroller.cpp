@@ -42,13 +42,15 @@ OperationsController::OperationsController(RestContext &context, Router &router,
     const auto bind = [this](void (OperationsController::*handler)(const ExchangePtr &)) {
         return [this, handler](const ExchangePtr &exchange) { (this->*handler)(exchange); };
     };
-    router.add({Method::Get, QStringLiteral("/health"), QStringLiteral("Broker health"), {}, false, {200, 503}, {},
-                bind(&OperationsController::health)});
+    router.add({Method::Get, QStringLiteral("/health"),
+                QStringLiteral("Broker health (at most 1 s old; storage details with a view_metrics key)"), {}, false,
+                {200, 503}, {}, bind(&OperationsController::health)});
     router.add({Method::Get, QStringLiteral("/api/health"), QStringLiteral("Broker health (gCore path)"), {}, false,
                 {200, 503}, {}, bind(&OperationsController::health)});
     router.add({Method::Get, QStringLiteral("/health/live"), QStringLiteral("Liveness: the process serves"), {}, false,
                 {200}, {}, bind(&OperationsController::live)});
-    router.add({Method::Get, QStringLiteral("/health/ready"), QStringLiteral("Readiness: storage is usable"), {},
+    router.add({Method::Get, QStringLiteral("/health/ready"),
+                QStringLiteral("Readiness: storage is usable and takes changes"), {},
                 false, {200, 503}, {}, bind(&OperationsController::ready)});
     router.add({Method::Get, QStringLiteral("/metrics"), QStringLiteral("Prometheus metrics (text format 0.0.4)"),
                 QStringLiteral("view_metrics"), true, {200, 403}, {}, bind(&OperationsController::metrics)});
@@ -59,43 +61,86 @@ OperationsController::OperationsController(RestContext &context, Router &router,
                 bind(&OperationsController::openApi)});
 }
 
-void OperationsController::health(const ExchangePtr &exchange)
+QJsonObject OperationsController::storageComponent(HealthStatus health, const QString &backend,
+                                                   const StoreStatus &store, bool detailed) const
 {
-    m_context.broker.snapshot(NoEvents, [this, exchange](Result<BrokerSnapshot> result) {
-        const BrokerSnapshot &snapshot = *result;
-        const QString status = QString::fromLatin1(healthStatusName(snapshot.health));
-        QJsonObject storage;
-        storage.insert(QStringLiteral("status"), status);
-        storage.insert(QStringLiteral("backend"), snapshot.storage);
-        storage.insert(QStringLiteral("durability"), m_context.options.durability);
-        const StoreStatus &store = snapshot.storeStatus;
-        if (!store.breaker.isEmpty()) {
-            QJsonObject breaker;
-            breaker.insert(QStringLiteral("state"), store.breaker);
+    QJsonObject storage;
+    storage.insert(QStringLiteral("status"), QString::fromLatin1(healthStatusName(health)));
+    storage.insert(QStringLiteral("backend"), backend);
+    storage.insert(QStringLiteral("durability"), m_context.options.durability);
+    storage.insert(QStringLiteral("writable"), store.writable);
+    if (!store.writable)
+        storage.insert(QStringLiteral("read_only_reason"), withoutPaths(store.readOnlyReason));
+    if (!store.breaker.isEmpty()) {
+        QJsonObject breaker;
+        breaker.insert(QStringLiteral("state"), store.breaker);
+        if (detailed) {
             breaker.insert(QStringLiteral("opened"), store.breakerOpened);
             if (store.breakerRetryAtMs > 0)
                 breaker.insert(QStringLiteral("retry_at"), unixSeconds(store.breakerRetryAtMs));
-            storage.insert(QStringLiteral("circuit_breaker"), breaker);
-            QJsonObject pool;
-            pool.insert(QStringLiteral("ready"), store.connectionsReady);
-            pool.insert(QStringLiteral("size"), store.connections);
-            pool.insert(QStringLiteral("reconnects"), store.reconnects);
-            storage.insert(QStringLiteral("pool"), pool);
-            storage.insert(QStringLiteral("spooled_messages"), store.spooledMessages);
-            storage.insert(QStringLiteral("spool"), SpoolStatus::toJson(store));
-            storage.insert(QStringLiteral("script_reloads"), store.scriptReloads);
         }
-        if (!store.lastError.isEmpty())
-            storage.insert(QStringLiteral("last_error"), store.lastError);
+        storage.insert(QStringLiteral("circuit_breaker"), breaker);
+    }
+    if (!detailed)
+        return storage;
+    if (!store.breaker.isEmpty()) {
+        QJsonObject pool;
+        pool.insert(QStringLiteral("ready"), store.connectionsReady);
+        pool.insert(QStringLiteral("size"), store.connections);
+        pool.insert(QStringLiteral("reconnects"), store.reconnects);
+        storage.insert(QStringLiteral("pool"), pool);
+        storage.insert(QStringLiteral("spooled_messages"), store.spooledMessages);
+        storage.insert(QStringLiteral("spool"), SpoolStatus::toJson(store));
+        storage.insert(QStringLiteral("script_reloads"), store.scriptReloads);
+    }
+    if (!store.lastError.isEmpty())
+        storage.insert(QStringLiteral("last_error"), withoutPaths(store.lastError));
+    return storage;
+}
+
+void OperationsController::health(const ExchangePtr &exchange)
+{
+    // gCore's fields for everyone, from totals at most a second old (cheap whatever the number
+    // of queues); a key with view_metrics gets a fresh count and the storage's details.
+    const bool detailed = exchange->user && m_context.policy.allows(exchange->user->roles, QStringLiteral("view_metrics"));
+    if (detailed)
+        return detailedHealth(exchange);
+    m_context.broker.healthSummary([this, exchange](Result<HealthSummary> result) {
+        const HealthSummary &summary = *result;
+        QJsonObject api;
+        api.insert(QStringLiteral("status"), QStringLiteral("healthy"));
+        QJsonObject components;
+        components.insert(QStringLiteral("storage"),
+                          storageComponent(summary.health, summary.storage, summary.storeStatus, false));
+        components.insert(QStringLiteral("api"), api);
+        QJsonObject json;
+        json.insert(QStringLiteral("status"), QString::fromLatin1(healthStatusName(summary.health)));
+        json.insert(QStringLiteral("queues"), summary.queues);
+        json.insert(QStringLiteral("messages_total"), summary.messagesTotal);
+        json.insert(QStringLiteral("messages_processed"), summary.messagesProcessed);
+        json.insert(QStringLiteral("uptime"), summary.uptimeSeconds);
+        json.insert(QStringLiteral("version"), QStringLiteral(BROKER_VERSION));
+        json.insert(QStringLiteral("timestamp"), unixSeconds(summary.countedAtMs));
+        json.insert(QStringLiteral("storage"), summary.storage);
+        json.insert(QStringLiteral("components"), components);
+        exchange->sendJson(summary.health == HealthStatus::Unhealthy ? 503 : 200, json);
+    });
+}
+
+void OperationsController::detailedHealth(const ExchangePtr &exchange)
+{
+    m_context.broker.snapshot(NoEvents, [this, exchange](Result<BrokerSnapshot> result) {
+        const BrokerSnapshot &snapshot = *result;
         QJsonObject api;
         api.insert(QStringLiteral("status"), QStringLiteral("healthy"));
         api.insert(QStringLiteral("connections"), m_server.connectionCount());
         QJsonObject components;
-        components.insert(QStringLiteral("storage"), storage);
+        components.insert(QStringLiteral("storage"),
+                          storageComponent(snapshot.health, snapshot.storage, snapshot.storeStatus, true));
         components.insert(QStringLiteral("api"), api);
 
         QJsonObject json;
-        json.insert(QStringLiteral("status"), status);
+        json.insert(QStringLiteral("status"), QString::fromLatin1(healthStatusName(snapshot.health)));
         json.insert(QStringLiteral("queues"), snapshot.queues.size());
         json.insert(QStringLiteral("messages_total"), snapshot.messagesTotal);
         json.insert(QStringLiteral("messages_processed"), snapshot.messagesProcessed);
@@ -117,11 +162,17 @@ void OperationsController::live(const ExchangePtr &exchange)
 
 void OperationsController::ready(const ExchangePtr &exchange)
 {
-    m_context.broker.snapshot(NoEvents, [exchange](Result<BrokerSnapshot> snapshot) {
-        const bool ready = snapshot->health != HealthStatus::Unhealthy;
+    // Ready means the broker can take changes: a read-only store (journal writes failing) is
+    // alive and serves reads, but a load balancer should send publishers elsewhere.
+    m_context.broker.healthSummary([exchange](Result<HealthSummary> summary) {
+        const StoreStatus &store = summary->storeStatus;
+        const bool ready = summary->health != HealthStatus::Unhealthy && store.writable;
         QJsonObject json;
         json.insert(QStringLiteral("status"), ready ? QStringLiteral("ready") : QStringLiteral("not ready"));
-        json.insert(QStringLiteral("storage"), QString::fromLatin1(healthStatusName(snapshot->health)));
+        json.insert(QStringLiteral("storage"), QString::fromLatin1(healthStatusName(summary->health)));
+        json.insert(QStringLiteral("writable"), store.writable);
+        if (!store.writable)
+            json.insert(QStringLiteral("reason"), withoutPaths(store.readOnlyReason));
         exchange->sendJson(ready ? 200 : 503, json);
     });
 }
@@ -135,8 +186,10 @@ void OperationsController::metrics(const ExchangePtr &exchange)
         QByteArray out;
         appendGauge(out, "brokerdesk_up", "1 while the broker serves.", 1);
         appendGauge(out, "brokerdesk_uptime_seconds", "Seconds since the broker started.", double(s.uptimeSeconds));
-        appendGauge(out, "brokerdesk_storage_healthy", "1 healthy, 0.5 degraded (fallback storage), 0 unhealthy.",
+        appendGauge(out, "brokerdesk_storage_healthy", "1 healthy, 0.5 degraded (fallback storage or read-only), 0 unhealthy.",
                     s.health == HealthStatus::Healthy ? 1.0 : s.health == HealthStatus::Degraded ? 0.5 : 0.0);
+        appendGauge(out, "brokerdesk_storage_writable", "1 while the store takes changes, 0 while it is read-only.",
+                    s.storeStatus.writable ? 1.0 : 0.0);
         out += "# HELP brokerdesk_info Version and storage backend.\n# TYPE brokerdesk_info gauge\n"
                "brokerdesk_info{version=\"" BROKER_VERSION "\",storage=\"" + promLabel(s.storage) + "\"} 1\n";
         if (!s.storeStatus.breaker.isEmpty()) {

@@ -3,6 +3,8 @@
 
 #include "controller.h"
 
+#include <QJsonObject>
+
 namespace Broker::Rest {
 
 class RestServer;
@@ -16,6 +18,10 @@ public:
 
 private:
     void health(const ExchangePtr &exchange);
+    void detailedHealth(const ExchangePtr &exchange);
+    // components.storage of /health: what is cheap and safe for everyone, the rest when `detailed`.
+    QJsonObject storageComponent(HealthStatus health, const QString &backend, const StoreStatus &store,
+                                 bool detailed) const;
     void live(const ExchangePtr &exchange);
     void ready(const ExchangePtr &exchange);
     void metrics(const ExchangePtr &exchange);

@@ -193,9 +193,11 @@ void QueuesController::events(const ExchangePtr &exchange)
     m_context.broker.queueInfo(name, [this, exchange, name, limit = *limit](Result<QueueInfo> info) {
         if (!check(exchange, info))
             return;
+        const QStringList roles = exchange->user ? exchange->user->roles : QStringList();
+        const auto mayPeek = [&](const QString &queue) { return m_context.policy.allows(roles, AccessPolicy::peek(queue)); };
         QJsonArray events;
         for (const MessageEvent &event : m_context.broker.queueEvents(name, int(limit)))
-            events.append(eventJson(event));
+            events.append(eventJson(event, mayPeek));
         QJsonObject json;
         json.insert(QStringLiteral("events"), events);
         exchange->sendJson(200, json);

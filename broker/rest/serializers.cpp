@@ -152,4 +152,13 @@ QJsonObject eventJson(const MessageEvent &event)
     return json;
 }
 
+QJsonObject eventJson(const MessageEvent &event, const std::function<bool(const QString &queue)> &mayPeek)
+{
+    if (event.kind != MessageEventKind::Redriven || mayPeek(event.detail))
+        return eventJson(event);
+    MessageEvent shown = event;
+    shown.detail.clear();
+    return eventJson(shown);
+}
+
 } // namespace Broker::Rest

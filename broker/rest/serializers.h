@@ -9,6 +9,8 @@
 #include <QJsonObject>
 #include <QJsonValue>
 
+#include <functional>
+
 namespace Broker::Rest {
 
 class JsonWriter;
@@ -25,6 +27,9 @@ void writeMessage(JsonWriter &out, const Message &message);
 // Never a key or a hash.
 QJsonObject userJson(const User &user);
 QJsonObject eventJson(const MessageEvent &event);
+// `event` as shown to a caller who may peek only the queues `mayPeek` accepts: a redrive names the
+// dead-letter queue it came from only when that queue is peekable too.
+QJsonObject eventJson(const MessageEvent &event, const std::function<bool(const QString &queue)> &mayPeek);
 
 double unixSeconds(qint64 ms);
 

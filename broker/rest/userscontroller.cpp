@@ -59,16 +59,21 @@ UsersController::UsersController(RestContext &context, Router &router) : Control
                 {}, bind(&UsersController::rotate)});
 }
 
-bool UsersController::isLastAdmin(const QString &id) const
+QStringList UsersController::actorRoles(const ExchangePtr &exchange)
 {
-    const User *user = m_context.users.find(id);
-    if (!user || user->disabled || !user->roles.contains(QStringLiteral("admin")))
-        return false;
-    for (const User &other : m_context.users.users()) {
-        if (other.id != id && !other.disabled && other.roles.contains(QStringLiteral("admin")))
-            return false;
-    }
-    return true;
+    return exchange->user ? exchange->user->roles : QStringList();
+}
+
+bool UsersController::mayManage(const ExchangePtr &exchange, const QString &id) const
+{
+    const Result<void> allowed = m_context.users.mayManage(actorRoles(exchange), id);
+    if (allowed)
+        return true;
+    if (allowed.error().code == ErrorCode::NotFound)
+        exchange->sendProblem(404, QStringLiteral("User not found"));
+    else
+        exchange->sendError(allowed.error());
+    return false;
 }
 
 void UsersController::list(const ExchangePtr &exchange)
@@ -97,7 +102,7 @@ void UsersController::create(const ExchangePtr &exchange)
     if (!UserDirectory::isValidUserId(*id))
         return exchange->sendProblem(400, QStringLiteral("Invalid user id"),
                                      QStringLiteral("Letters, digits and _ . - @; at most 64"));
-    if (!m_context.permit(exchange, ManageUsers))
+    if (!m_context.permit(exchange, ManageUsers) || !check(exchange, m_context.users.mayGrant(actorRoles(exchange), *roles)))
         return;
     const Result<IssuedKey> issued = m_context.users.addUser(*id, *name, *roles);
     if (check(exchange, issued))
@@ -118,14 +123,12 @@ void UsersController::update(const ExchangePtr &exchange)
     if (!m_context.permit(exchange, ManageUsers))
         return;
     const QString id = exchange->params.value(0);
-    if (!m_context.users.find(id))
-        return exchange->sendProblem(404, QStringLiteral("User not found"));
-    const bool losesAdmin = (!roles->isEmpty() && !roles->contains(QStringLiteral("admin"))) || disabled.toBool();
-    if (losesAdmin && isLastAdmin(id))
-        return exchange->sendProblem(409, QStringLiteral("Cannot remove the last admin"));
-    if (!roles->isEmpty() && !check(exchange, m_context.users.setRoles(id, *roles)))
+    if (!mayManage(exchange, id) || (!roles->isEmpty() && !check(exchange, m_context.users.mayGrant(actorRoles(exchange), *roles))))
         return;
-    if (disabled.isBool() && !check(exchange, m_context.users.setDisabled(id, disabled.toBool())))
+    // The directory refuses a change that leaves no enabled admin (409) and then changes nothing.
+    const std::optional<QStringList> newRoles = roles->isEmpty() ? std::nullopt : std::optional(*roles);
+    const std::optional<bool> newDisabled = disabled.isBool() ? std::optional(disabled.toBool()) : std::nullopt;
+    if (!check(exchange, m_context.users.changeUser(id, newRoles, newDisabled)))
         return;
     exchange->sendJson(200, userJson(*m_context.users.find(id)));
 }
@@ -135,11 +138,7 @@ void UsersController::remove(const ExchangePtr &exchange)
     if (!m_context.permit(exchange, ManageUsers))
         return;
     const QString id = exchange->params.value(0);
-    if (!m_context.users.find(id))
-        return exchange->sendProblem(404, QStringLiteral("User not found"));
-    if (isLastAdmin(id))
-        return exchange->sendProblem(409, QStringLiteral("Cannot remove the last admin"));
-    if (!check(exchange, m_context.users.removeUser(id)))
+    if (!mayManage(exchange, id) || !check(exchange, m_context.users.removeUser(id)))
         return;
     QJsonObject json;
     json.insert(QStringLiteral("success"), true);
@@ -151,8 +150,8 @@ void UsersController::rotate(const ExchangePtr &exchange)
     if (!m_context.permit(exchange, ManageUsers))
         return;
     const QString id = exchange->params.value(0);
-    if (!m_context.users.find(id))
-        return exchange->sendProblem(404, QStringLiteral("User not found"));
+    if (!mayManage(exchange, id))
+        return;
     const Result<IssuedKey> issued = m_context.users.rotateKey(id);
     if (check(exchange, issued))
         exchange->sendJson(200, keyIssued(*issued));

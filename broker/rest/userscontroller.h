@@ -5,7 +5,9 @@
 
 namespace Broker::Rest {
 
-// /users (manage_users): list, add (the key is shown once), change, rotate a key, delete.
+// /users (manage_users): list, add (the key is shown once), change, rotate a key, delete. A caller
+// grants only roles whose permissions it holds and acts only on users whose permissions it holds;
+// the directory keeps the last admin.
 class UsersController final : public Controller
 {
 public:
@@ -18,8 +20,10 @@ private:
     void remove(const ExchangePtr &exchange);
     void rotate(const ExchangePtr &exchange);
 
-    // True when `id` is the only enabled admin left: removing or disabling it would lock everyone out.
-    bool isLastAdmin(const QString &id) const;
+    static QStringList actorRoles(const ExchangePtr &exchange);
+    // 404 when there is no user `id`, 403 when it holds permissions the caller lacks (a user with
+    // manage_users may act only on users it could stand in for); true otherwise.
+    bool mayManage(const ExchangePtr &exchange, const QString &id) const;
 };
 
 } // namespace Broker::Rest

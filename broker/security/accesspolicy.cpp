@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "accesspolicy.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace Broker {
 
 AccessPolicy::AccessPolicy()
@@ -61,6 +64,52 @@ bool AccessPolicy::allows(const QStringList &roles, const QString &permission) c
         }
     }
     return false;
+}
+
+bool AccessPolicy::covers(const QStringList &holder, const QStringList &granted) const
+{
+    return firstUncovered(holder, granted).isEmpty();
+}
+
+QString AccessPolicy::firstUncovered(const QStringList &holder, const QStringList &granted) const
+{
+    QStringList held;
+    for (const QString &role : holder)
+        held += patternsOf(role);
+    for (const QString &role : granted) {
+        for (const QString &pattern : patternsOf(role)) {
+            const bool covered = std::any_of(held.cbegin(), held.cend(),
+                                             [&](const QString &outer) { return globCovers(outer, pattern); });
+            if (!covered)
+                return pattern;
+        }
+    }
+    return {};
+}
+
+bool AccessPolicy::globCovers(QStringView outer, QStringView inner)
+{
+    // covered[i][j]: outer[i..] covers inner[j..]. An outer '*' takes any run of inner tokens
+    // (wildcards included); an outer '?' takes one inner token that matches exactly one character
+    // (a literal or '?', never '*'); a literal takes only the same literal. Patterns are short.
+    const qsizetype n = outer.size(), m = inner.size();
+    std::vector<std::vector<char>> covered(size_t(n + 1), std::vector<char>(size_t(m + 1), 0));
+    covered[size_t(n)][size_t(m)] = 1;
+    for (qsizetype i = n - 1; i >= 0; --i) {
+        for (qsizetype j = m; j >= 0; --j) {
+            const QChar o = outer[i];
+            bool result = false;
+            if (o == u'*') {
+                result = covered[size_t(i + 1)][size_t(j)] || (j < m && covered[size_t(i)][size_t(j + 1)]);
+            } else if (j < m) {
+                const QChar c = inner[j];
+                const bool one = o == u'?' ? c != u'*' : (c == o && c != u'*' && c != u'?');
+                result = one && covered[size_t(i + 1)][size_t(j + 1)];
+            }
+            covered[size_t(i)][size_t(j)] = result;
+        }
+    }
+    return covered[0][0];
 }
 
 bool AccessPolicy::globMatch(QStringView pattern, QStringView text)

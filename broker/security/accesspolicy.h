@@ -29,8 +29,20 @@ public:
     // True when any of `roles` grants `permission`. Unknown roles grant nothing.
     bool allows(const QStringList &roles, const QString &permission) const;
 
+    // True when every permission `granted` stands for is one `holder` has as well: a user may
+    // hand out (create users with, change users to) only roles it could act as itself. Judged on
+    // the patterns, so "publish:*" covers "publish:orders.*" but not "*".
+    bool covers(const QStringList &holder, const QStringList &granted) const;
+    // The first pattern of `granted` that `holder` does not cover; empty when it covers them all.
+    QString firstUncovered(const QStringList &holder, const QStringList &granted) const;
+    // True when `roles` grant everything ("*"): what an admin is.
+    bool grantsEverything(const QStringList &roles) const { return covers(roles, {QStringLiteral("admin")}); }
+
     // Shell-style glob: '*' matches any run of characters (also none), '?' exactly one.
     static bool globMatch(QStringView pattern, QStringView text);
+    // True when every text `inner` matches is matched by `outer` too (glob inclusion; the
+    // wildcards of `inner` stand for what they match, not for themselves).
+    static bool globCovers(QStringView outer, QStringView inner);
 
     // The permission strings of the API (see API.md).
     static QString publish(const QString &queue) { return QStringLiteral("publish:") + queue; }

@@ -39,7 +39,12 @@ bool isPlaceholder(const QString &key)
 
 QString displayPrefix(const QString &key)
 {
-    return key.left(7);
+    // A generated key has 256 random bits: "bd_" and four more characters (24 bits) tell keys
+    // apart and leave 232 bits unknown. An operator-chosen key may be short or guessable, so
+    // none of it is shown.
+    if (key.startsWith(QLatin1StringView("bd_")))
+        return key.left(7);
+    return {};
 }
 
 } // namespace Broker::ApiKey

@@ -16,7 +16,8 @@ QByteArray hash(const QString &key);
 bool constantTimeEquals(const QByteArray &a, const QByteArray &b);
 // gCore's users.yaml.example ships keys like "admin-key-example"; empty keys are placeholders too.
 bool isPlaceholder(const QString &key);
-// What may be shown of a key: its first characters, enough to tell keys apart.
+// What may be shown of a key to tell keys apart: the first 7 characters of a generated key
+// ("bd_..."), nothing of a key an operator chose.
 QString displayPrefix(const QString &key);
 
 } // namespace Broker::ApiKey

@@ -11,6 +11,9 @@
 #include <QFileInfo>
 #include <QSaveFile>
 
+#include <optional>
+#include <utility>
+
 namespace Broker {
 
 namespace {
@@ -25,9 +28,94 @@ Error notFound(const QString &id)
     return Error{ErrorCode::NotFound, QStringLiteral("User '%1' not found").arg(id)};
 }
 
+// The file's path stays in the detail: REST does not put the detail of a server error on the wire.
+Error cannotWrite(const QString &path, const QString &reason)
+{
+    return Error{ErrorCode::Internal, QStringLiteral("Cannot write the users file"),
+                 QStringLiteral("%1: %2").arg(path, reason)};
+}
+
+// Two users whose keys have one hash, or {} when every key is a user's own.
+std::optional<std::pair<QString, QString>> sharedKey(const std::map<QString, User> &users)
+{
+    std::map<QByteArray, QString> owners;
+    for (const auto &[id, user] : users) {
+        if (user.keyHash.isEmpty())
+            continue;
+        const auto [it, inserted] = owners.emplace(user.keyHash, id);
+        if (!inserted)
+            return std::make_pair(it->second, id);
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 UserDirectory::UserDirectory(const AccessPolicy &policy, const Clock &clock) : m_policy(policy), m_clock(clock) {}
+
+const QString &UserDirectory::lastAdminMessage()
+{
+    static const QString message = QStringLiteral("Cannot remove the last admin");
+    return message;
+}
+
+int UserDirectory::enabledAdmins(const std::map<QString, User> &users) const
+{
+    int admins = 0;
+    for (const auto &[id, user] : users) {
+        if (!user.disabled && m_policy.grantsEverything(user.roles))
+            ++admins;
+    }
+    return admins;
+}
+
+Result<void> UserDirectory::checkInvariants(const std::map<QString, User> &changed) const
+{
+    if (sharedKey(changed))
+        return Error{ErrorCode::Conflict, QStringLiteral("Another user has this API key")};
+    // A directory that never had an admin (a file without one) is left as it is; one that has
+    // one keeps one, whoever asks.
+    if (enabledAdmins(m_users) > 0 && enabledAdmins(changed) == 0)
+        return Error{ErrorCode::Conflict, lastAdminMessage(),
+                     QStringLiteral("At least one enabled user keeps the admin role")};
+    return {};
+}
+
+Result<void> UserDirectory::mayGrant(const QStringList &actorRoles, const QStringList &roles) const
+{
+    if (const QString missing = m_policy.firstUncovered(actorRoles, roles); !missing.isEmpty())
+        return Error{ErrorCode::PermissionDenied,
+                     QStringLiteral("You may grant only roles whose permissions you hold yourself ('%1' is not yours)")
+                         .arg(missing)};
+    return {};
+}
+
+Result<void> UserDirectory::mayManage(const QStringList &actorRoles, const QString &id) const
+{
+    const User *user = find(id);
+    if (!user)
+        return notFound(id);
+    if (const QString missing = m_policy.firstUncovered(actorRoles, user->roles); !missing.isEmpty())
+        return Error{ErrorCode::PermissionDenied,
+                     QStringLiteral("User '%1' holds permissions you do not ('%2')").arg(id, missing)};
+    return {};
+}
+
+void UserDirectory::warnAboutPlaintextKeys(const QString &path, const QStringList &plaintextUsers)
+{
+    if (plaintextUsers.isEmpty())
+        return;
+    const QFileDevice::Permissions others = QFileDevice::ReadGroup | QFileDevice::ReadOther;
+    if (!(QFileInfo(path).permissions() & others))
+        return;
+    const QString warning =
+        QStringLiteral("SECURITY: %1 can be read by other users of this machine and holds plaintext API keys "
+                       "(users: %2). Restrict it (chmod 600 %1), or replace each api_key with api_key_sha256 (the "
+                       "key's SHA-256 in hex, e.g. printf %3 KEY | sha256sum).")
+            .arg(path, plaintextUsers.join(QStringLiteral(", ")), QStringLiteral("%s"));
+    m_loadWarnings.append(warning);
+    qCWarning(lcSecurity).noquote() << warning;
+}
 
 bool UserDirectory::isValidUserId(const QString &id)
 {
@@ -65,7 +153,9 @@ Result<QList<IssuedKey>> UserDirectory::load(const QString &path, bool createIfM
 {
     m_path = path;
     m_users.clear();
+    m_loadWarnings.clear();
     QList<IssuedKey> issued;
+    QStringList plaintextUsers;
 
     if (!QFileInfo::exists(path)) {
         if (!createIfMissing)
@@ -141,7 +231,11 @@ Result<QList<IssuedKey>> UserDirectory::load(const QString &path, bool createIfM
             } else {
                 user.keyHash = ApiKey::hash(key);
                 user.keyPrefix = ApiKey::displayPrefix(key);
+                plaintextUsers.append(id);
             }
+            // A stored prefix is shown by the same rule as a fresh one (older files kept more).
+            if (!hashHex.isEmpty())
+                user.keyPrefix = ApiKey::displayPrefix(user.keyPrefix);
             m_users.emplace(id, user);
         }
         users.finish();
@@ -151,11 +245,20 @@ Result<QList<IssuedKey>> UserDirectory::load(const QString &path, bool createIfM
         m_users.clear();
         return invalid(context.error());
     }
+    // Otherwise the key would log in as whichever of them sorts last. Names the users, never the key.
+    if (const auto shared = sharedKey(m_users)) {
+        m_users.clear();
+        return invalid(QStringLiteral("%1: users '%2' and '%3' have the same API key; give each user a key of its own")
+                           .arg(path, shared->first, shared->second));
+    }
     for (const QString &warning : context.warnings())
         qCWarning(lcSecurity).noquote() << warning;
     if (rewrite) {
+        // The file is written back with hashes only: no plaintext key is left in it.
         if (const Result<void> saved = save(); !saved)
             return saved.error();
+    } else {
+        warnAboutPlaintextKeys(path, plaintextUsers);
     }
     return issued;
 }
@@ -183,7 +286,7 @@ Result<void> UserDirectory::save() const
 
     QSaveFile file(m_path);
     if (!QDir().mkpath(QFileInfo(m_path).absolutePath()) || !file.open(QIODevice::WriteOnly))
-        return Error{ErrorCode::Internal, QStringLiteral("%1: cannot write: %2").arg(m_path, file.errorString())};
+        return cannotWrite(m_path, file.errorString());
     // Restrict before any content is written: QSaveFile writes to a temporary file first.
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     const QByteArray header = "# BrokerDesk users. API keys are stored as SHA-256 hashes only.\n"
@@ -193,7 +296,7 @@ Result<void> UserDirectory::save() const
     file.write(out.c_str());
     file.write("\n");
     if (!file.commit())
-        return Error{ErrorCode::Internal, QStringLiteral("%1: cannot write: %2").arg(m_path, file.errorString())};
+        return cannotWrite(m_path, file.errorString());
     return {};
 }
 
@@ -229,6 +332,8 @@ const User *UserDirectory::find(const QString &id) const
 
 Result<void> UserDirectory::commit(std::map<QString, User> changed)
 {
+    if (const Result<void> allowed = checkInvariants(changed); !allowed)
+        return allowed;
     std::swap(m_users, changed);
     if (const Result<void> saved = save(); !saved) {
         std::swap(m_users, changed); // back to what was
@@ -277,21 +382,28 @@ Result<IssuedKey> UserDirectory::rotateKey(const QString &id)
 
 Result<void> UserDirectory::setRoles(const QString &id, const QStringList &roles)
 {
-    if (!m_users.contains(id))
-        return notFound(id);
-    if (const Result<void> check = checkRoles(roles); !check)
-        return check;
-    std::map<QString, User> changed = m_users;
-    changed[id].roles = roles;
-    return commit(std::move(changed));
+    return changeUser(id, roles, std::nullopt);
 }
 
 Result<void> UserDirectory::setDisabled(const QString &id, bool disabled)
 {
+    return changeUser(id, std::nullopt, disabled);
+}
+
+Result<void> UserDirectory::changeUser(const QString &id, const std::optional<QStringList> &roles,
+                                       std::optional<bool> disabled)
+{
     if (!m_users.contains(id))
         return notFound(id);
+    if (roles) {
+        if (const Result<void> check = checkRoles(*roles); !check)
+            return check;
+    }
     std::map<QString, User> changed = m_users;
-    changed[id].disabled = disabled;
+    if (roles)
+        changed[id].roles = *roles;
+    if (disabled)
+        changed[id].disabled = *disabled;
     return commit(std::move(changed));
 }
 

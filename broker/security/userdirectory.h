@@ -12,6 +12,7 @@
 #include <QStringList>
 
 #include <map>
+#include <optional>
 
 namespace Broker {
 
@@ -21,7 +22,7 @@ struct User
     QString name;
     QStringList roles;
     QByteArray keyHash;  // SHA-256 of the API key; the key itself is never kept
-    QString keyPrefix;   // the key's first characters, to tell keys apart in lists
+    QString keyPrefix;   // the start of a generated key, to tell keys apart; empty for operator-chosen keys
     bool disabled = false;
     qint64 createdMs = 0;
     qint64 lastUsedMs = 0; // in memory only; 0 = not used since start
@@ -38,6 +39,14 @@ struct IssuedKey
 // (users: <id>: {role, api_key}) plus roles: [...], api_key_sha256, key_prefix, name, disabled,
 // created. Placeholder keys (empty or containing "-example") are replaced by fresh keys on load;
 // whenever the directory writes the file it writes hashes only, atomically, with mode 0600.
+//
+// Rules every caller gets (REST, the desktop, definitions import):
+// - every user's key is its own: a file where two users share a key is refused, and no change
+//   makes two users share one;
+// - the last enabled user with full power ("*", the admin role) cannot be removed, disabled or
+//   given lesser roles (Conflict "Cannot remove the last admin");
+// - what a user holding manage_users may do to others is answered by mayGrant/mayManage (the
+//   directory's own change methods act for the local operator, who has full power).
 // Not thread-safe: lives in the engine's thread.
 class UserDirectory
 {
@@ -50,6 +59,9 @@ public:
     Result<QList<IssuedKey>> load(const QString &path, bool createIfMissing = false);
     Result<void> save() const;
     const QString &path() const { return m_path; }
+    // What the last load found worth an operator's attention (also logged): plaintext keys in a
+    // file others may read.
+    const QStringList &loadWarnings() const { return m_loadWarnings; }
 
     // The enabled user holding `key`, or null. Every user's hash is compared, in constant time
     // each, so timing tells nothing about which user (if any) matched.
@@ -64,18 +76,33 @@ public:
     Result<IssuedKey> rotateKey(const QString &id);
     Result<void> setRoles(const QString &id, const QStringList &roles);
     Result<void> setDisabled(const QString &id, bool disabled);
+    // Both at once, all or nothing; a missing optional leaves that part as it is.
+    Result<void> changeUser(const QString &id, const std::optional<QStringList> &roles, std::optional<bool> disabled);
+
+    // PermissionDenied unless a user with `actorRoles` may give out `roles` (create a user with
+    // them, change a user to them): it must hold every permission they grant.
+    Result<void> mayGrant(const QStringList &actorRoles, const QStringList &roles) const;
+    // PermissionDenied unless a user with `actorRoles` may act on user `id` (change, rotate,
+    // disable, delete): it must hold every permission that user holds. NotFound for no such user.
+    Result<void> mayManage(const QStringList &actorRoles, const QString &id) const;
 
     static bool isValidUserId(const QString &id);
+    static const QString &lastAdminMessage();
 
 private:
     Result<void> checkRoles(const QStringList &roles) const;
+    // Refuses a set of users that breaks a rule of the directory (shared keys, no admin left).
+    Result<void> checkInvariants(const std::map<QString, User> &changed) const;
     Result<void> commit(std::map<QString, User> changed);
     User withNewKey(User user, QString &key) const;
+    int enabledAdmins(const std::map<QString, User> &users) const;
+    void warnAboutPlaintextKeys(const QString &path, const QStringList &plaintextUsers);
 
     const AccessPolicy &m_policy;
     const Clock &m_clock;
     QString m_path;
     std::map<QString, User> m_users;
+    QStringList m_loadWarnings;
 };
 
 } // namespace Broker

@@ -55,12 +55,6 @@ QByteArray snapshotHead(quint64 id, qint64 bytes)
     return head;
 }
 
-struct Snapshot
-{
-    quint64 id = 0;
-    QByteArray state;
-};
-
 Result<std::optional<Snapshot>> readSnapshot(const QString &path)
 {
     if (!QFile::exists(path))
@@ -87,6 +81,11 @@ Result<std::optional<Snapshot>> readSnapshot(const QString &path)
 }
 
 } // namespace
+
+Result<std::optional<Snapshot>> loadSnapshot(const QString &journal)
+{
+    return readSnapshot(snapshotPath(journal));
+}
 
 QString nextPath(const QString &journal)
 {
@@ -152,6 +151,8 @@ Result<Recovered> recover(const QString &journal, quint64 (*baseOf)(const QByteA
         quint64 base = 0;
         qint64 validBytes = -1;
         bool tornTail = false;
+        qint64 droppedBytes = 0;
+        bool droppedAllZero = false;
     };
     auto load = [&](const QString &path) -> Result<std::optional<Journal>> {
         if (!QFile::exists(path))
@@ -164,6 +165,8 @@ Result<Recovered> recover(const QString &journal, quint64 (*baseOf)(const QByteA
         j.base = j.records.isEmpty() ? 0 : baseOf(j.records.first());
         j.validBytes = read->validBytes;
         j.tornTail = read->tornTail;
+        j.droppedBytes = read->droppedBytes;
+        j.droppedAllZero = read->droppedAllZero;
         return std::optional<Journal>(std::move(j));
     };
     Result<std::optional<Journal>> current = load(journal);
@@ -192,6 +195,8 @@ Result<Recovered> recover(const QString &journal, quint64 (*baseOf)(const QByteA
         recovered.records = std::move((*next)->records);
         recovered.liveValidBytes = (*next)->validBytes;
         recovered.tornTail = (*next)->tornTail;
+        recovered.droppedBytes = (*next)->droppedBytes;
+        recovered.droppedAllZero = (*next)->droppedAllZero;
         recovered.unfinished = Recovered::Unfinished::Promote;
         return recovered;
     }
@@ -201,6 +206,8 @@ Result<Recovered> recover(const QString &journal, quint64 (*baseOf)(const QByteA
         recovered.records = std::move((*current)->records);
         recovered.liveValidBytes = (*current)->validBytes;
         recovered.tornTail = (*current)->tornTail;
+        recovered.droppedBytes = (*current)->droppedBytes;
+        recovered.droppedAllZero = (*current)->droppedAllZero;
     }
     if (*next) {
         // Interrupted before the new snapshot was in place: P.next goes on where P ends (P was
@@ -213,6 +220,8 @@ Result<Recovered> recover(const QString &journal, quint64 (*baseOf)(const QByteA
         recovered.nextBase = (*next)->base;
         recovered.liveValidBytes = (*next)->validBytes;
         recovered.tornTail = (*next)->tornTail;
+        recovered.droppedBytes = (*next)->droppedBytes;
+        recovered.droppedAllZero = (*next)->droppedAllZero;
         recovered.unfinished = Recovered::Unfinished::SnapshotThenPromote;
     }
     return recovered;

@@ -29,6 +29,14 @@ QString snapshotPath(const QString &journal);
 // Writes `state` as the snapshot with `id` (tmp file, fsync, rename, folder fsync). Blocking:
 // meant for a background thread.
 Result<void> writeSnapshot(const QString &journal, quint64 id, const QByteArray &state);
+struct Snapshot
+{
+    quint64 id = 0;
+    QByteArray state;
+};
+// The snapshot next to `journal` (none when there is no file); an error when it is damaged.
+Result<std::optional<Snapshot>> loadSnapshot(const QString &journal);
+
 // The last step: P.next becomes P.
 Result<void> promoteNext(const QString &journal);
 
@@ -48,7 +56,9 @@ struct Recovered
     quint64 nextBase = 0;               // SnapshotThenPromote: the id P.next builds on
     Unfinished unfinished = Unfinished::None;
     qint64 liveValidBytes = -1;         // where the intact records of the journal that stays end
-    bool tornTail = false;
+    bool tornTail = false;              // that journal ends with bytes that are not a record:
+    qint64 droppedBytes = 0;            //   this many (see JournalFile::ReadResult)
+    bool droppedAllZero = false;
 };
 // Finds the chain described above; an error when files are damaged or a snapshot a journal
 // builds on is missing. `baseOf` recognises a Base record (the record codec lives with the

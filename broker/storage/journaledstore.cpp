@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 
 #include <optional>
 
@@ -35,13 +36,19 @@ JournaledStore::JournaledStore(const QueueTypeCatalog &types, const Clock &clock
     m_memory.setReceiptSource([this]() -> quint64 {
         if (m_replaying) {
             // A record always carries the receipts its operation drew; running out means the
-            // journal and this build disagree about what an operation does.
-            return m_nextReceipt < m_receipts.size() ? m_receipts[m_nextReceipt++] : 0;
+            // journal and this build disagree about what an operation does (a repair lets the
+            // operation draw what it now needs, and keeps that).
+            if (m_nextReceipt < m_receipts.size())
+                return m_receipts[m_nextReceipt++];
+            if (!m_repairing)
+                return 0;
+            ++m_nextReceipt;
         }
         const quint64 receipt = QRandomGenerator::global()->generate64();
         m_receipts.push_back(receipt);
         return receipt;
     });
+    m_retryTimer.callOnTimeout([this] { retryWrites(); });
 }
 
 void JournaledStore::messageEvent(const MessageEvent &event)
@@ -86,6 +93,8 @@ Result<std::unique_ptr<JournaledStore>> JournaledStore::open(const QueueTypeCata
         return recovered.error();
     ReplayReport replayed;
     replayed.tornTail = recovered->tornTail;
+    replayed.droppedBytes = recovered->droppedBytes;
+    replayed.droppedAllZero = recovered->droppedAllZero;
     replayed.snapshotBytes = recovered->snapshotBytes;
     store->m_replaying = true;
     if (recovered->snapshot) {
@@ -126,11 +135,67 @@ Result<std::unique_ptr<JournaledStore>> JournaledStore::open(const QueueTypeCata
     store->m_lastSnapshotBytes = replayed.snapshotBytes;
     if (const Result<void> opened = store->openWriter(options.path, recovered->liveValidBytes); !opened)
         return opened.error();
+    replayed.keptTailPath = store->m_writer->keptTailPath();
     store->appendSessionStart(0);
     replayed.elapsedMs = timer.elapsed();
     if (report)
         *report = replayed;
     return store;
+}
+
+Result<JournaledStore::RepairReport> JournaledStore::repair(const QueueTypeCatalog &types, const Clock &clock,
+                                                            const QString &path)
+{
+    Result<JournalFile::Salvaged> salvaged = JournalFile::salvage(path);
+    if (!salvaged)
+        return salvaged.error();
+    RepairReport report;
+    report.skippedBytes = salvaged->skippedBytes;
+    report.damaged = salvaged->damaged;
+    std::unique_ptr<JournaledStore> store(new JournaledStore(types, clock, Options{path}));
+    const quint64 base = salvaged->records.isEmpty() ? 0 : baseOfRecord(salvaged->records.first());
+    if (base != 0) {
+        Result<std::optional<JournalCompaction::Snapshot>> snapshot = JournalCompaction::loadSnapshot(path);
+        if (!snapshot)
+            return snapshot.error();
+        if (!*snapshot || (*snapshot)->id != base)
+            return Error{ErrorCode::Internal, QStringLiteral("%1 builds on a snapshot that is missing (%2); nothing to repair it on")
+                                                  .arg(path, JournalCompaction::snapshotPath(path))};
+        if (const Result<void> loaded = store->m_memory.loadState((*snapshot)->state); !loaded)
+            return Error{ErrorCode::Internal, QStringLiteral("%1: %2").arg(JournalCompaction::snapshotPath(path), loaded.error().message)};
+    }
+    store->m_replaying = true;
+    store->m_repairing = true;
+    QList<QByteArray> kept;
+    for (const QByteArray &payload : std::as_const(salvaged->records)) {
+        Result<JournalRecord> record = JournalRecord::decode(payload);
+        if (!record) {
+            ++report.undecodable;
+            continue;
+        }
+        store->m_clock.hold(record->timeMs);
+        store->m_receipts.assign(record->receipts.begin(), record->receipts.end());
+        store->m_nextReceipt = 0;
+        bool failed = false;
+        store->apply(*record, [&failed](const auto &result) { failed = failed || !result.ok(); });
+        if (failed) {
+            ++report.dependent; // a failed operation changed nothing: leaving it out changes nothing
+            continue;
+        }
+        const QList<quint64> drawn(store->m_receipts.begin(), store->m_receipts.begin() + qsizetype(store->m_nextReceipt));
+        if (drawn == record->receipts) {
+            kept.append(payload);
+        } else {
+            JournalRecord adjusted = *record;
+            adjusted.receipts = drawn;
+            kept.append(adjusted.encode());
+            ++report.adjusted;
+        }
+    }
+    if (const Result<void> written = JournalFile::rewrite(path, kept); !written)
+        return written.error();
+    report.kept = kept.size();
+    return report;
 }
 
 Result<void> JournaledStore::replayAll(const QList<QByteArray> &records, const QString &path, ReplayReport &report)
@@ -156,8 +221,95 @@ Result<void> JournaledStore::openWriter(const QString &path, qint64 validBytes)
     if (!writer)
         return writer.error();
     m_writer = std::move(writer.value());
+    m_writer->setFailureHook([this](const Error &error) { enterReadOnly(error); });
     m_journalBytesAtOpen = QFileInfo(path).size();
     return {};
+}
+
+void JournaledStore::enterReadOnly(const Error &error)
+{
+    ++m_writeFailures;
+    m_readOnlyReason = QStringLiteral("journal writes are failing (%1)").arg(error.message);
+    m_readOnlySinceMs = m_clock.nowMs();
+    qCWarning(lcStorage).noquote() << QStringLiteral("journal %1: %2; changes are refused until a write succeeds again")
+                                          .arg(m_writer->path(), error.message);
+    // The changes applied since the last record that reached the disk are undone on the next turn
+    // of the event loop, after their clients have heard that they failed; meanwhile every change is
+    // refused, so nothing builds on them.
+    m_reloadPending = true;
+    m_retryTimer.start(0);
+}
+
+void JournaledStore::retryWrites()
+{
+    if (m_reloadPending) {
+        m_reloadPending = false;
+        if (const Result<void> reloaded = reloadFromDisk(); !reloaded) {
+            // The state in memory may hold changes the disk does not: keep refusing changes for
+            // good (a restart replays what is on disk).
+            m_readOnlyReason = QStringLiteral("the journal cannot be read back; restart the broker");
+            m_retryTimer.stop();
+            qCCritical(lcStorage).noquote() << QStringLiteral("journal %1: %2").arg(m_writer->path(), reloaded.error().message);
+            return;
+        }
+        m_retryTimer.start(int(m_options.retryIntervalMs));
+        return;
+    }
+    JournalRecord probe;
+    probe.kind = JournalRecord::Kind::Seed;
+    probe.timeMs = m_clock.nowMs();
+    probe.sequence = m_memory.nextSequence();
+    if (const Result<void> written = m_writer->recover(probe.encode()); !written) {
+        m_readOnlyReason = QStringLiteral("journal writes are failing (%1)").arg(written.error().message);
+        return;
+    }
+    qCInfo(lcStorage).noquote() << QStringLiteral("journal %1: writes succeed again after %2 s; changes are accepted")
+                                       .arg(m_writer->path())
+                                       .arg((m_clock.nowMs() - m_readOnlySinceMs) / 1000.0, 0, 'f', 1);
+    m_readOnlyReason.reset();
+    m_retryTimer.stop();
+}
+
+Result<void> JournaledStore::reloadFromDisk()
+{
+    collectCompaction(true);
+    Result<JournalCompaction::Recovered> recovered = JournalCompaction::recover(m_options.path, &baseOfRecord);
+    if (!recovered)
+        return recovered.error();
+    m_memory.clear();
+    m_replaying = true;
+    auto done = qScopeGuard([this] {
+        m_replaying = false;
+        m_clock.release();
+    });
+    if (recovered->snapshot) {
+        if (const Result<void> loaded = m_memory.loadState(*recovered->snapshot); !loaded)
+            return loaded.error();
+    }
+    ReplayReport report;
+    if (const Result<void> ok = replayAll(recovered->records, m_options.path, report); !ok)
+        return ok.error();
+    if (const Result<void> ok = replayAll(recovered->nextRecords, JournalCompaction::nextPath(m_options.path), report); !ok)
+        return ok.error();
+    return {};
+}
+
+std::optional<Error> JournaledStore::readOnlyError() const
+{
+    if (!m_readOnlyReason)
+        return std::nullopt;
+    return Error{ErrorCode::Unavailable, QStringLiteral("Storage is read-only"),
+                 QStringLiteral("%1; the broker retries by itself").arg(*m_readOnlyReason)};
+}
+
+StoreStatus JournaledStore::status() const
+{
+    StoreStatus status;
+    status.writable = !m_readOnlyReason;
+    status.readOnlyReason = m_readOnlyReason.value_or(QString());
+    if (m_readOnlyReason)
+        status.lastError = *m_readOnlyReason;
+    return status;
 }
 
 // A journal that starts from a snapshot says so first; every session then records where its
@@ -184,7 +336,9 @@ void JournaledStore::appendSessionStart(quint64 baseSnapshot)
 
 bool JournaledStore::compact()
 {
-    if (m_compaction)
+    // Not while writes fail, and not while a failed compaction's P.next is still the journal (a
+    // new one would start P.next over): the next start finishes that one.
+    if (m_compaction || m_readOnlyReason || !m_writerOnJournal)
         return false;
     // Everything so far is in the current journal; from here on records go to P.next, which
     // builds on the snapshot of this very moment.
@@ -219,6 +373,7 @@ bool JournaledStore::compact()
             ::waitpid(child, nullptr, 0);
         return false;
     }
+    m_writerOnJournal = false; // until P.next is renamed to P
     appendSessionStart(id);
     m_compactionStats.lastPauseMs = pause.elapsed();
 
@@ -256,6 +411,7 @@ void JournaledStore::collectCompaction(bool wait)
     m_compaction->thread.join();
     if (m_compaction->state->load() == 1) {
         ++m_compactionStats.completed;
+        m_writerOnJournal = true;
         m_lastSnapshotBytes = QFileInfo(JournalCompaction::snapshotPath(m_options.path)).size();
         m_compactionStats.lastSnapshotBytes = m_lastSnapshotBytes;
     } else {
@@ -324,6 +480,8 @@ Result<void> JournaledStore::replay(const JournalRecord &record)
 template<typename T, typename Decide>
 void JournaledStore::journaled(JournalRecord record, Decide shouldLog, Completion<T> done)
 {
+    if (std::optional<Error> refused = readOnlyError())
+        return done(std::move(*refused));
     record.timeMs = m_clock.nowMs();
     m_clock.hold(record.timeMs);
     m_receipts.clear();
@@ -343,10 +501,11 @@ void JournaledStore::journaled(JournalRecord record, Decide shouldLog, Completio
         return done(std::move(*result));
     }
     m_writer->append(record.encode(), [done = std::move(done), result = std::move(*result)](Result<void> written) mutable {
-        // The change is in memory but not on disk: the client hears of the failure (and may
-        // retry, which can duplicate); the error manager hears of it through the engine.
+        // The change is in memory but not on disk: the store is read-only by now and undoes it
+        // on the next turn (see enterReadOnly), so the failure answered is the whole truth.
         if (!written)
-            return done(Error{ErrorCode::Unavailable, QStringLiteral("Journal write failed"), written.error().message});
+            return done(Error{ErrorCode::Unavailable, QStringLiteral("Journal write failed"),
+                              QStringLiteral("%1; the change was not made").arg(written.error().message)});
         done(std::move(result));
     });
 }
@@ -435,6 +594,9 @@ void JournaledStore::runMaintenance(Completion<qint64> done)
 {
     // Expiries, lease returns and released delays happen here, each with an event or an
     // availability signal; a run without any changed nothing and is not kept. Nobody waits on it.
+    // While read-only it waits: its changes could not be kept either.
+    if (m_readOnlyReason)
+        return done(0);
     const quint64 activityBefore = m_activity;
     journaled<qint64>(JournalRecord::of(JournalRecord::Kind::Maintenance, {}),
                       [&](const Result<qint64> &) { return std::pair{m_activity != activityBefore, false}; },

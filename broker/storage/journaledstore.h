@@ -9,6 +9,8 @@
 #include "core/clock.h"
 
 #include <QString>
+#include <QStringList>
+#include <QTimer>
 
 #include <atomic>
 #include <memory>
@@ -24,6 +26,12 @@ namespace Broker {
 // replays the journal into an empty memory store, which rebuilds the exact state (the memory
 // store is deterministic given each operation's time and the receipts it drew, and both are in
 // the records). Lives in the engine's thread.
+//
+// When a journal write or sync fails (full disk, I/O error) the store turns read-only: the
+// changes whose records did not reach the disk are answered with an error and undone (the memory
+// store is rebuilt from the files, which the writer has cut back to their last complete record),
+// every further change is refused at once with 503, reads go on, health says degraded, and a
+// probe record is tried every `retryIntervalMs` until one is written and synced.
 class JournaledStore final : public QueueStore, private StoreListener
 {
 public:
@@ -38,12 +46,17 @@ public:
         // Tests: a compaction stops at this step as if the process had died there.
         enum class Step { None, JournalSwitched, SnapshotWritten };
         Step stopCompactionAfter = Step::None;
+        // While read-only: how often a probe record is tried (milliseconds).
+        qint64 retryIntervalMs = 1000;
     };
     struct ReplayReport
     {
         qint64 records = 0;
         qint64 bytes = 0;
-        bool tornTail = false; // a record cut short by a crash was dropped
+        bool tornTail = false; // bytes after the last intact record (a write cut short) were dropped
+        qint64 droppedBytes = 0;
+        bool droppedAllZero = false; // they were all zeros (what a crash leaves in an extended file)
+        QString keptTailPath;        // where a copy of them was kept
         qint64 elapsedMs = 0;
         qint64 snapshotBytes = 0; // the snapshot the replay started from (0: none)
     };
@@ -60,9 +73,24 @@ public:
     // `brokerd --repair-journal` keeps every intact record.
     static Result<std::unique_ptr<JournaledStore>> open(const QueueTypeCatalog &types, const Clock &clock,
                                                         const Options &options, ReplayReport *report = nullptr);
+    struct RepairReport
+    {
+        qint64 kept = 0;          // records in the repaired journal
+        qint64 skippedBytes = 0;  // damaged bytes between intact records
+        qint64 undecodable = 0;   // intact frames whose content this build does not understand
+        qint64 dependent = 0;     // records that fail without what was dropped (an ack of a lost publish, ...)
+        qint64 adjusted = 0;      // records kept with the receipts they draw now
+        QStringList damaged;      // "offset N: ..."
+    };
+    // Offline (the broker is not running): rewrites the journal at `path` so that it replays. Every
+    // intact record is run again in order on the state it builds on; records that fail now are
+    // dropped, the others are kept exactly as they now run. The original stays as `path`.damaged.
+    static Result<RepairReport> repair(const QueueTypeCatalog &types, const Clock &clock, const QString &path);
     ~JournaledStore() override;
 
     QString backendName() const override { return m_memory.backendName(); }
+    HealthStatus health() const override { return m_readOnlyReason ? HealthStatus::Degraded : HealthStatus::Healthy; }
+    StoreStatus status() const override;
     void setListener(StoreListener *listener) override { m_listener = listener; }
     const JournalWriter &writer() const { return *m_writer; }
     // The journal's size now, header included.
@@ -112,6 +140,14 @@ private:
 
     JournaledStore(const QueueTypeCatalog &types, const Clock &clock, Options options);
     Result<void> replayAll(const QList<QByteArray> &records, const QString &path, ReplayReport &report);
+    // Rebuilds the memory store from the files: snapshot, journal, and P.next of a compaction in
+    // progress. Used to undo the changes whose records could not be written.
+    Result<void> reloadFromDisk();
+    // Writer failure hook: refuse changes from now on, undo the unwritten ones on the next turn.
+    void enterReadOnly(const Error &error);
+    void retryWrites();
+    // The answer to a change while read-only; nullopt when changes are accepted.
+    std::optional<Error> readOnlyError() const;
     Result<void> openWriter(const QString &path, qint64 validBytes);
     void appendSessionStart(quint64 baseSnapshot);
     void compactIfLarge();
@@ -148,6 +184,15 @@ private:
     StoreListener *m_listener = nullptr;
     quint64 m_activity = 0; // events and availability signals so far
     bool m_replaying = false;
+    bool m_repairing = false; // repair(): receipts beyond the recorded ones are drawn afresh
+    std::optional<QString> m_readOnlyReason; // set while journal writes fail; safe to show
+    bool m_reloadPending = false;
+    // Whether the writer's file is P. After a compaction failed it is still P.next (the next start
+    // finishes the compaction), and no other compaction may start over that file.
+    bool m_writerOnJournal = true;
+    qint64 m_readOnlySinceMs = 0;
+    qint64 m_writeFailures = 0;
+    QTimer m_retryTimer;
     std::vector<quint64> m_receipts; // live: drawn by the running operation; replay: to hand out
     size_t m_nextReceipt = 0;
 };

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "journalfile.h"
 
+#include <QDateTime>
 #include <QFile>
 #include <QSaveFile>
 #include <QtEndian>
 
+#include <algorithm>
 #include <array>
 
 namespace Broker::JournalFile {
@@ -44,7 +46,9 @@ bool recordAt(const QByteArray &data, qsizetype pos, qsizetype &size)
         return false;
     const quint32 length = qFromLittleEndian<quint32>(data.constData() + pos);
     const quint32 crc = qFromLittleEndian<quint32>(data.constData() + pos + 4);
-    if (length > MaxRecordBytes || data.size() - pos - RecordOverhead < qsizetype(length))
+    // Every payload has at least one byte: eight zero bytes (length 0, and 0 is the CRC-32C of
+    // nothing) would otherwise pass for a record, and zeros are what crashes leave behind.
+    if (length == 0 || length > MaxRecordBytes || data.size() - pos - RecordOverhead < qsizetype(length))
         return false;
     if (crc32c(QByteArrayView(data.constData() + pos + RecordOverhead, length)) != crc)
         return false;
@@ -92,14 +96,37 @@ void appendRecord(QByteArray &out, QByteArrayView payload)
     out.append(payload.data(), payload.size());
 }
 
+namespace {
+
+// Where the next intact record at or after `from` starts; data.size() when none does.
+qsizetype nextIntactRecord(const QByteArray &data, qsizetype from)
+{
+    qsizetype size = 0;
+    for (qsizetype pos = from; pos < data.size(); ++pos) {
+        if (recordAt(data, pos, size))
+            return pos;
+    }
+    return data.size();
+}
+
+// A file a crash left before its header was complete holds nothing yet.
+bool isHeaderPrefix(const QByteArray &data)
+{
+    return data.size() < HeaderSize && header().startsWith(data);
+}
+
+} // namespace
+
 Result<ReadResult> read(const QString &path)
 {
     const Result<QByteArray> data = readWhole(path);
     if (!data)
         return data.error();
+    ReadResult result;
+    if (isHeaderPrefix(*data))
+        return result;
     if (const Result<void> ok = checkHeader(path, *data); !ok)
         return ok.error();
-    ReadResult result;
     qsizetype pos = HeaderSize;
     while (pos < data->size()) {
         qsizetype size = 0;
@@ -108,56 +135,83 @@ Result<ReadResult> read(const QString &path)
             pos += size;
             continue;
         }
-        // Damage. At the very end of the file it is a write the crash cut short.
-        const quint32 length = data->size() - pos >= 4 ? qFromLittleEndian<quint32>(data->constData() + pos) : 0;
-        const bool reachesEnd = data->size() - pos < RecordOverhead
-            || (length <= MaxRecordBytes && pos + RecordOverhead + qsizetype(length) >= data->size());
-        if (reachesEnd) {
-            result.tornTail = true;
-            break;
+        const qsizetype next = nextIntactRecord(*data, pos + 1);
+        if (next < data->size()) {
+            return Error{ErrorCode::Internal,
+                         QStringLiteral("%1: damaged record at offset %2, intact records follow at offset %3; the broker "
+                                        "does not start on a damaged journal (repair: brokerd --repair-journal %1, which "
+                                        "keeps every intact record and a copy of the original)")
+                             .arg(path)
+                             .arg(pos)
+                             .arg(next)};
         }
-        return Error{ErrorCode::Internal,
-                     QStringLiteral("%1: damaged record at offset %2 with %3 bytes after it; run the repair command to keep every intact record")
-                         .arg(path)
-                         .arg(pos)
-                         .arg(data->size() - pos)};
+        result.droppedBytes = data->size() - pos;
+        result.droppedAllZero = std::all_of(data->cbegin() + pos, data->cend(), [](char c) { return c == 0; });
+        result.tornTail = true;
+        break;
     }
     result.validBytes = pos;
     return result;
 }
 
-Result<RepairReport> repair(const QString &path)
+Result<Salvaged> salvage(const QString &path)
 {
     const Result<QByteArray> data = readWhole(path);
     if (!data)
         return data.error();
+    Salvaged salvaged;
+    if (isHeaderPrefix(*data))
+        return salvaged;
     if (const Result<void> ok = checkHeader(path, *data); !ok)
         return ok.error();
-    RepairReport report;
-    QByteArray out = header();
     qsizetype pos = HeaderSize;
     while (pos < data->size()) {
         qsizetype size = 0;
         if (recordAt(*data, pos, size)) {
-            out.append(data->constData() + pos, size);
-            ++report.kept;
+            salvaged.records.append(data->mid(pos + RecordOverhead, size - RecordOverhead));
             pos += size;
             continue;
         }
-        // Search for the next intact record.
-        qsizetype next = pos + 1;
-        while (next < data->size() && !recordAt(*data, next, size))
-            ++next;
-        report.damaged.append(QStringLiteral("offset %1: %2 damaged bytes skipped").arg(pos).arg(next - pos));
-        report.skippedBytes += next - pos;
+        const qsizetype next = nextIntactRecord(*data, pos + 1);
+        salvaged.damaged.append(QStringLiteral("offset %1: %2 damaged bytes skipped").arg(pos).arg(next - pos));
+        salvaged.skippedBytes += next - pos;
         pos = next;
     }
-    if (!QFile::copy(path, path + QStringLiteral(".damaged")) && !QFile::exists(path + QStringLiteral(".damaged")))
+    return salvaged;
+}
+
+Result<void> rewrite(const QString &path, const QList<QByteArray> &records)
+{
+    QByteArray out = header();
+    for (const QByteArray &record : records)
+        appendRecord(out, record);
+    const QString copy = path + QStringLiteral(".damaged");
+    if (QFile::exists(path) && !QFile::exists(copy) && !QFile::copy(path, copy))
         return Error{ErrorCode::Internal, QStringLiteral("%1: cannot keep a copy of the original").arg(path)};
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(out) != out.size() || !file.commit())
         return Error{ErrorCode::Internal, QStringLiteral("%1: cannot write the repaired journal: %2").arg(path, file.errorString())};
-    return report;
+    return {};
+}
+
+Result<QString> keepTail(const QString &path, qint64 offset)
+{
+    QFile source(path);
+    if (!source.open(QIODevice::ReadOnly))
+        return Error{ErrorCode::Unavailable, QStringLiteral("%1: cannot read: %2").arg(path, source.errorString())};
+    if (source.size() <= offset)
+        return QString();
+    source.seek(offset);
+    const QByteArray tail = source.readAll();
+    const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMddTHHmmsszzz"));
+    QString target = QStringLiteral("%1.torn-%2").arg(path, stamp);
+    for (int n = 1; QFile::exists(target); ++n)
+        target = QStringLiteral("%1.torn-%2-%3").arg(path, stamp).arg(n);
+    QSaveFile side(target);
+    if (!side.open(QIODevice::WriteOnly) || side.write(tail) != tail.size() || !side.commit())
+        return Error{ErrorCode::Unavailable, QStringLiteral("%1: cannot keep the bytes after offset %2: %3")
+                                                 .arg(path).arg(offset).arg(side.errorString())};
+    return target;
 }
 
 } // namespace Broker::JournalFile

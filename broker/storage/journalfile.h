@@ -29,25 +29,38 @@ struct ReadResult
 {
     QList<QByteArray> records;
     qint64 validBytes = 0;   // where the last intact record ends: a writer continues from here
-    bool tornTail = false;   // the last record was cut short by a crash and has been dropped
+    // Bytes after the last intact record that nothing intact follows: a write a crash cut short,
+    // or the zeros a crash leaves in a file the system had extended. They are not records; the
+    // writer keeps a copy of them before it cuts the file (see JournalWriter::open).
+    qint64 droppedBytes = 0;
+    bool droppedAllZero = false;
+    bool tornTail = false;   // droppedBytes > 0
 };
 
-// Reads every record. A torn last record (the file ends inside it, or its CRC fails and nothing
-// follows) is dropped and reported in `tornTail`; damage followed by more data is an error that
-// names the offset, because records after it might be meaningless without the lost one.
+// Reads every record. A file that is empty or holds only part of the header is a new journal
+// (validBytes 0). A record is intact when its length is 1..MaxRecordBytes, it lies within the file
+// and its CRC matches: a zero frame is never a record. Damage followed by an intact record is an
+// error that names both offsets (records after a lost one may be meaningless without it: only a
+// repair, which re-checks them, may drop it); damage that nothing intact follows is a torn tail.
 Result<ReadResult> read(const QString &path);
 
-struct RepairReport
+struct Salvaged
 {
-    qint64 kept = 0;      // records kept
+    QList<QByteArray> records; // every intact record, in order
     qint64 skippedBytes = 0;
-    QStringList damaged;  // "offset N: what"
+    QStringList damaged;       // "offset N: M damaged bytes skipped"
 };
+// Every intact record of `path`, skipping damaged stretches by searching for the next position
+// where an intact record starts. Reads only.
+Result<Salvaged> salvage(const QString &path);
+// Replaces `path` atomically (temporary file, fsync, rename) with a journal of `records`; the
+// file's previous content is kept as `path` + ".damaged" (an existing copy is not overwritten).
+Result<void> rewrite(const QString &path, const QList<QByteArray> &records);
 
-// Offline repair: rewrites `path` (atomically) with every intact record, skipping damaged
-// stretches by searching for the next position where a well-formed record with a matching CRC
-// starts. The original is kept as `path` + ".damaged".
-Result<RepairReport> repair(const QString &path);
+// Copies the bytes of `path` from `offset` to its end into a side file next to it
+// (`path`.torn-<UTC time>), synced, and returns the side file's path ("" when nothing follows
+// `offset`). Called before bytes are cut from a journal, so that nothing is dropped without a copy.
+Result<QString> keepTail(const QString &path, qint64 offset);
 
 } // namespace JournalFile
 

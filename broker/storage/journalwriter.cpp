@@ -15,26 +15,45 @@ namespace Broker {
 Result<std::unique_ptr<JournalWriter>> JournalWriter::open(const QString &path, Fsync policy, qint64 validBytes)
 {
     const QByteArray name = QFile::encodeName(path);
-    const bool exists = QFile::exists(path);
     const int fd = ::open(name.constData(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    auto systemError = [&path](const QString &what) {
+        return Error{ErrorCode::Unavailable, QStringLiteral("%1: %2: %3").arg(path, what, QString::fromLocal8Bit(std::strerror(errno)))};
+    };
     if (fd < 0)
-        return Error{ErrorCode::Unavailable, QStringLiteral("%1: cannot open the journal: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)))};
-    std::unique_ptr<JournalWriter> writer(new JournalWriter(fd, path, policy));
-    if (!exists || validBytes == 0) {
-        if (::ftruncate(fd, 0) != 0)
-            return Error{ErrorCode::Unavailable, QStringLiteral("%1: cannot reset the journal").arg(path)};
-        if (const Result<void> written = writer->writeAll(JournalFile::header()); !written)
-            return written.error();
-        ::fdatasync(fd);
-    } else if (validBytes > 0 && ::ftruncate(fd, validBytes) != 0) {
-        return Error{ErrorCode::Unavailable, QStringLiteral("%1: cannot drop the torn tail").arg(path)};
+        return systemError(QStringLiteral("cannot open the journal"));
+    const off_t size = ::lseek(fd, 0, SEEK_END);
+    if (size < 0) {
+        const Error error = systemError(QStringLiteral("cannot seek"));
+        ::close(fd);
+        return error;
     }
-    if (::lseek(fd, 0, SEEK_END) < 0)
-        return Error{ErrorCode::Unavailable, QStringLiteral("%1: cannot seek").arg(path)};
+    QString keptTail;
+    if (validBytes > 0 && validBytes < size) {
+        Result<QString> kept = JournalFile::keepTail(path, validBytes);
+        if (!kept) {
+            ::close(fd);
+            return kept.error();
+        }
+        keptTail = *kept;
+    }
+    const bool fresh = size == 0 || validBytes == 0 || (validBytes > 0 && validBytes < JournalFile::HeaderSize);
+    const qint64 end = fresh ? 0 : validBytes > 0 ? std::min<qint64>(validBytes, size) : qint64(size);
+    if (end != size && ::ftruncate(fd, end) != 0) {
+        const Error error = systemError(QStringLiteral("cannot cut the journal back to its intact records"));
+        ::close(fd);
+        return error;
+    }
+    std::unique_ptr<JournalWriter> writer(new JournalWriter(fd, path, policy, end));
+    writer->m_keptTail = keptTail;
+    if (fresh) {
+        if (const Result<void> written = writer->writeAt(JournalFile::header(), true); !written)
+            return Error{ErrorCode::Unavailable, QStringLiteral("%1: cannot start the journal: %2").arg(path, written.error().message)};
+    }
     return writer;
 }
 
-JournalWriter::JournalWriter(int fd, QString path, Fsync policy) : m_fd(fd), m_path(std::move(path)), m_policy(policy)
+JournalWriter::JournalWriter(int fd, QString path, Fsync policy, qint64 offset)
+    : m_fd(fd), m_path(std::move(path)), m_policy(policy), m_offset(offset)
 {
     m_io = std::thread([this] { ioLoop(); });
     if (m_policy == Fsync::EverySecond)
@@ -58,18 +77,45 @@ JournalWriter::~JournalWriter()
     ::close(m_fd);
 }
 
-Result<void> JournalWriter::writeAll(const QByteArray &data)
+Error JournalWriter::failure(const char *what) const
 {
+    // No path: the text may reach a client. The owner logs where the journal is.
+    return Error{ErrorCode::Unavailable, QStringLiteral("%1: %2").arg(QLatin1StringView(what), QString::fromLocal8Bit(std::strerror(errno)))};
+}
+
+Result<void> JournalWriter::writeAt(const QByteArray &data, bool sync)
+{
+    std::optional<Error> failed;
     qsizetype done = 0;
     while (done < data.size()) {
-        const ssize_t n = ::write(m_fd, data.constData() + done, size_t(data.size() - done));
+        const ssize_t n = ::pwrite(m_fd, data.constData() + done, size_t(data.size() - done), off_t(m_offset + done));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            return Error{ErrorCode::Unavailable, QStringLiteral("%1: cannot write the journal: %2").arg(m_path, QString::fromLocal8Bit(std::strerror(errno)))};
+        if (n < 0) {
+            failed = failure("write failed");
+            break;
+        }
+        if (n == 0) {
+            errno = ENOSPC;
+            failed = failure("write failed");
+            break;
+        }
         done += n;
     }
-    return {};
+    if (!failed && sync && ::fdatasync(m_fd) != 0)
+        failed = failure("fdatasync failed");
+    if (!failed) {
+        m_offset += data.size();
+        return {};
+    }
+    // Whatever part reached the file goes: the journal must end with a complete record before
+    // anything else is appended. After a failed fdatasync the whole batch goes too, since the
+    // client hears that it failed. Shrinking needs no free space; should it fail anyway, the cut
+    // is made again before the next write.
+    m_cutPending = done > 0 || sync;
+    if (m_cutPending && ::ftruncate(m_fd, off_t(m_offset)) == 0)
+        m_cutPending = false;
+    return *failed;
 }
 
 void JournalWriter::append(QByteArrayView payload, Completion done)
@@ -97,12 +143,22 @@ void JournalWriter::submit()
     if (m_policy != Fsync::Always) {
         // write() only reaches the page cache: cheaper here than a hand-over to the I/O thread
         // and back. The sync (EverySecond) is the syncer thread's.
-        batch.result = writeAll(batch.data);
-        m_unsynced = true;
-        ++m_stats.writes;
-        m_stats.bytes += batch.data.size();
-        for (Completion &completion : batch.waiting)
-            completion(batch.result);
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_failure) {
+                batch.result = *m_failure;
+            } else {
+                batch.result = writeAt(batch.data, false);
+                if (!batch.result)
+                    m_failure = batch.result.error();
+            }
+        }
+        if (batch.result) {
+            m_unsynced = true;
+            ++m_stats.writes;
+            m_stats.bytes += batch.data.size();
+        }
+        complete(batch);
         return;
     }
     // Always: write and fdatasync on the I/O thread; one batch at a time, so that whatever
@@ -125,13 +181,15 @@ void JournalWriter::ioLoop()
         Batch batch = std::move(m_queue.front());
         m_queue.pop_front();
         m_busy = true;
-        lock.unlock();
-        batch.result = writeAll(batch.data);
-        if (batch.result && ::fdatasync(m_fd) != 0) {
-            batch.result = Error{ErrorCode::Unavailable,
-                                 QStringLiteral("%1: fdatasync failed: %2").arg(m_path, QString::fromLocal8Bit(std::strerror(errno)))};
+        if (m_failure) {
+            batch.result = *m_failure; // written after a failed batch: it must not reach the file
+        } else {
+            lock.unlock();
+            batch.result = writeAt(batch.data, true);
+            lock.lock();
+            if (!batch.result)
+                m_failure = batch.result.error();
         }
-        lock.lock();
         m_done.push_back(std::move(batch));
         m_busy = false;
         m_finished.notify_all();
@@ -150,11 +208,19 @@ void JournalWriter::syncLoop()
         lock.unlock();
         // fdatasync may run beside the owner's write(): it covers at least what was written
         // before it started.
-        if (::fdatasync(m_fd) == 0)
-            ++m_backgroundSyncs;
-        else
-            m_unsynced = true;
+        const bool synced = ::fdatasync(m_fd) == 0;
+        const Error error = synced ? Error() : failure("fdatasync failed");
         lock.lock();
+        if (synced) {
+            ++m_backgroundSyncs;
+        } else {
+            // What was written in the last second may be lost (the kernel drops pages it could
+            // not write back): changes stop until a probe record is synced again.
+            m_unsynced = true;
+            if (!m_failure)
+                m_failure = error;
+            QMetaObject::invokeMethod(this, &JournalWriter::collect, Qt::QueuedConnection);
+        }
     }
 }
 
@@ -166,16 +232,63 @@ void JournalWriter::collect()
         done.swap(m_done);
     }
     for (Batch &batch : done) {
-        if (batch.result)
+        if (batch.result) {
             ++m_stats.syncs;
-        ++m_stats.writes;
-        m_stats.bytes += batch.data.size();
+            ++m_stats.writes;
+            m_stats.bytes += batch.data.size();
+        }
         m_inFlight = false;
-        for (Completion &completion : batch.waiting)
-            completion(batch.result);
+        complete(batch);
+    }
+    if (done.empty()) {
+        // The syncer found a failure: tell the owner now, not at the next write.
+        Batch none;
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_failure)
+                none.result = *m_failure;
+        }
+        if (!none.result)
+            complete(none);
     }
     // What arrived while the disk was busy goes next, as one batch.
     submit();
+}
+
+void JournalWriter::complete(Batch &batch)
+{
+    if (!batch.result && !m_failureReported) {
+        m_failureReported = true;
+        if (m_failureHook)
+            m_failureHook(batch.result.error());
+    }
+    for (Completion &completion : batch.waiting)
+        completion(batch.result);
+}
+
+Result<void> JournalWriter::recover(QByteArrayView probe)
+{
+    flushNow(); // fails what is still waiting, without writing it
+    std::lock_guard lock(m_mutex);
+    if (!m_failure)
+        return {};
+    if (m_cutPending) {
+        if (::ftruncate(m_fd, off_t(m_offset)) != 0)
+            return failure("cannot cut the journal back");
+        m_cutPending = false;
+    }
+    QByteArray record;
+    JournalFile::appendRecord(record, probe);
+    if (Result<void> written = writeAt(record, true); !written)
+        return written;
+    ++m_stats.records;
+    ++m_stats.writes;
+    ++m_stats.syncs;
+    m_stats.bytes += record.size();
+    m_unsynced = false;
+    m_failure.reset();
+    m_failureReported = false;
+    return {};
 }
 
 void JournalWriter::flushNow()

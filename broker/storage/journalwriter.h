@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -27,6 +28,12 @@ namespace Broker {
 // Each record's completion runs in the owner's thread once its batch is written (and synced,
 // with Always). A caller that answers a client only from the completion never acknowledges what
 // a crash could lose.
+//
+// Failures (ENOSPC, EIO from write or fdatasync): the batch that failed is cut back, so the file
+// always ends with a complete record, and the writer turns failed: the failure hook runs once (in
+// the owner's thread, before any failed completion), then that batch and every record appended
+// after it complete with the error, without touching the file, until recover() has written and
+// synced a probe record. Records are never appended behind a partial one.
 class JournalWriter : public QObject
 {
     Q_OBJECT
@@ -45,12 +52,21 @@ public:
     };
     using Completion = std::function<void(Result<void>)>;
 
-    // Opens `path` for appending, creating it (with its header) when missing. An existing file is
-    // cut to `validBytes` first (what JournalFile::read() found intact: a torn tail goes).
+    // Opens `path` for appending, creating it (with its header) when missing or empty.
+    // `validBytes`: -1 appends to the file as it is; 0 starts the file over (its content is not
+    // wanted); > 0 cuts it there (what JournalFile::read() found intact), keeping the bytes cut in a
+    // side file first (keptTailPath()).
     static Result<std::unique_ptr<JournalWriter>> open(const QString &path, Fsync policy, qint64 validBytes = -1);
     ~JournalWriter() override;
 
     void append(QByteArrayView payload, Completion done);
+    // Called once per failure, in the owner's thread, before the first failed completion runs.
+    void setFailureHook(std::function<void(const Error &)> hook) { m_failureHook = std::move(hook); }
+    // While failed and idle: cuts the file back if that failed before, writes `probe` as a record
+    // and syncs it. Success ends the failed state. Blocks the caller on the disk.
+    Result<void> recover(QByteArrayView probe);
+    // Where the bytes cut at open() were kept ("" when none were cut).
+    const QString &keptTailPath() const { return m_keptTail; }
     // Writes (and syncs, as the policy says) everything appended so far and runs its completions
     // before returning; blocks the caller on the disk. For shutdown and tools.
     void flushNow();
@@ -70,8 +86,14 @@ private:
         Result<void> result;  // set by the I/O thread
     };
 
-    JournalWriter(int fd, QString path, Fsync policy);
-    Result<void> writeAll(const QByteArray &data);
+    JournalWriter(int fd, QString path, Fsync policy, qint64 offset);
+    // Writes `data` at the end of the intact records and, when `sync`, syncs it; on failure cuts
+    // the file back to where it was, so that it still ends with a complete record. Runs in the
+    // thread that writes for this policy (the I/O thread with Always, else the owner's).
+    Result<void> writeAt(const QByteArray &data, bool sync);
+    Error failure(const char *what) const;
+    // Owner's thread: the first failure runs the hook; then every completion hears of it.
+    void complete(Batch &batch);
     // Writes the pending records (Never, EverySecond), or hands them to the I/O thread unless a
     // batch is on its way already (Always).
     void submit();
@@ -83,6 +105,12 @@ private:
     int m_fd;
     QString m_path;
     Fsync m_policy;
+    qint64 m_offset;          // where the intact records end; only the writing thread moves it
+    bool m_cutPending = false; // a failed batch could not be cut back yet
+    std::optional<Error> m_failure; // set by the writing thread (or the syncer); under m_mutex
+    bool m_failureReported = false; // owner's thread
+    std::function<void(const Error &)> m_failureHook;
+    QString m_keptTail;
     QByteArray m_pending;
     std::vector<Completion> m_waiting;
     bool m_submitQueued = false;

@@ -317,11 +317,16 @@ QByteArray MemoryStore::saveState() const
     return state;
 }
 
-Result<void> MemoryStore::loadState(const QByteArray &state)
+void MemoryStore::clear()
 {
     m_queues.clear();
     m_publishers.clear();
     m_publisherIndex.clear();
+}
+
+Result<void> MemoryStore::loadState(const QByteArray &state)
+{
+    clear();
     QDataStream in(state);
     in.setVersion(StateStreamVersion);
     quint32 magic = 0;

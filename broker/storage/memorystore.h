@@ -39,6 +39,8 @@ public:
     // the store holds; on malformed input it fails and the store is left empty.
     QByteArray saveState() const;
     Result<void> loadState(const QByteArray &state);
+    // Forgets every queue and publisher (the next message number stays).
+    void clear();
 
     QString backendName() const override { return QStringLiteral("memory"); }
     void setListener(StoreListener *listener) override { m_listener = listener; }

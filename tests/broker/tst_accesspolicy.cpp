@@ -15,6 +15,10 @@ private Q_SLOTS:
     void customRoles();
     void glob_data();
     void glob();
+    void globCovers_data();
+    void globCovers();
+    void rolesCoverRoles_data();
+    void rolesCoverRoles();
 };
 
 void TestAccessPolicy::permissionMatrix_data()
@@ -89,6 +93,68 @@ void TestAccessPolicy::glob()
     QFETCH(QString, text);
     QFETCH(bool, match);
     QCOMPARE(AccessPolicy::globMatch(pattern, text), match);
+}
+
+void TestAccessPolicy::globCovers_data()
+{
+    QTest::addColumn<QString>("outer");
+    QTest::addColumn<QString>("inner");
+    QTest::addColumn<bool>("covers");
+
+    QTest::addRow("star-covers-all") << "*" << "publish:*" << true;
+    QTest::addRow("nothing-but-star-covers-star") << "publish:*" << "*" << false;
+    QTest::addRow("wider-covers-narrower") << "publish:*" << "publish:orders.*" << true;
+    QTest::addRow("narrower-not-wider") << "publish:orders.*" << "publish:*" << false;
+    QTest::addRow("exact") << "manage_users" << "manage_users" << true;
+    QTest::addRow("exact-miss") << "view_metrics" << "manage_users" << false;
+    QTest::addRow("glob-covers-exact") << "peek:*" << "peek:orders" << true;
+    QTest::addRow("question-not-star") << "publish:a?c" << "publish:a*c" << false; // a*c also matches "abbc"
+    QTest::addRow("question-covers-question") << "publish:a?c" << "publish:a?c" << true;
+    QTest::addRow("star-covers-question") << "publish:a*" << "publish:a?c" << true;
+    QTest::addRow("literal-not-question") << "publish:abc" << "publish:a?c" << false;
+    QTest::addRow("two-stars") << "*:*" << "publish:orders.*" << true;
+    QTest::addRow("other-prefix") << "consume:*" << "publish:x" << false;
+}
+
+void TestAccessPolicy::globCovers()
+{
+    QFETCH(QString, outer);
+    QFETCH(QString, inner);
+    QFETCH(bool, covers);
+    QCOMPARE(AccessPolicy::globCovers(outer, inner), covers);
+    if (covers && !inner.contains(u'*') && !inner.contains(u'?'))
+        QVERIFY(AccessPolicy::globMatch(outer, inner)); // for a plain permission, covering is matching
+}
+
+void TestAccessPolicy::rolesCoverRoles_data()
+{
+    QTest::addColumn<QStringList>("holder");
+    QTest::addColumn<QStringList>("granted");
+    QTest::addColumn<QString>("firstUncovered");
+
+    QTest::addRow("admin-covers-admin") << QStringList{"admin"} << QStringList{"admin"} << QString();
+    QTest::addRow("admin-covers-all") << QStringList{"admin"} << QStringList{"publisher", "consumer", "ops"} << QString();
+    QTest::addRow("ops-not-admin") << QStringList{"ops"} << QStringList{"admin"} << "*";
+    QTest::addRow("ops-covers-publisher") << QStringList{"ops"} << QStringList{"publisher"} << QString();
+    QTest::addRow("ops-not-consumer") << QStringList{"ops"} << QStringList{"consumer"} << "consume:*";
+    QTest::addRow("two-roles-together") << QStringList{"ops", "consumer"} << QStringList{"consumer", "publisher"}
+                                        << QString();
+    QTest::addRow("unknown-role-grants-nothing") << QStringList{"ops"} << QStringList{"nosuch"} << QString();
+    QTest::addRow("superuser-is-admin") << QStringList{"superuser"} << QStringList{"admin"} << QString();
+}
+
+void TestAccessPolicy::rolesCoverRoles()
+{
+    QFETCH(QStringList, holder);
+    QFETCH(QStringList, granted);
+    QFETCH(QString, firstUncovered);
+
+    AccessPolicy policy;
+    QVERIFY(policy.defineRole("ops", {"manage_users", "list_queues", "publish:*"}).ok());
+    QVERIFY(policy.defineRole("superuser", {"*"}).ok());
+    QCOMPARE(policy.firstUncovered(holder, granted), firstUncovered);
+    QCOMPARE(policy.covers(holder, granted), firstUncovered.isEmpty());
+    QCOMPARE(policy.grantsEverything(holder), holder.contains("admin") || holder.contains("superuser"));
 }
 
 QTEST_APPLESS_MAIN(TestAccessPolicy)

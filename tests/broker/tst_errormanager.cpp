@@ -18,6 +18,8 @@ private Q_SLOTS:
         QLoggingCategory::setFilterRules(QStringLiteral("brokerdesk.errors.info=false")); // logIsBounded is chatty
     }
     void repeatsAreCounted();
+    void recordsFoldByKind_data();
+    void recordsFoldByKind();
     void logIsBounded();
     void notificationsAreThrottled();
     void secretsAreRedacted_data();
@@ -45,6 +47,54 @@ void TestErrorManager::repeatsAreCounted()
     QCOMPARE(errors.total(Severity::Error), 2);
     QCOMPARE(errors.total(Severity::Warning), 1);
     QCOMPARE(errors.recent(1).size(), 1);
+}
+
+void TestErrorManager::recordsFoldByKind_data()
+{
+    // Two records, one after the other: (severity, component, code, message) each.
+    QTest::addColumn<QStringList>("first");
+    QTest::addColumn<QStringList>("second");
+    QTest::addColumn<int>("records");
+
+    QTest::addRow("countdown-in-the-message-folds")
+        << QStringList{"error", "storage", "unavailable", "Redis down; next attempt in 4 s"}
+        << QStringList{"error", "storage", "unavailable", "Redis down; next attempt in 3 s"} << 1;
+    QTest::addRow("address-in-the-message-folds")
+        << QStringList{"warning", "security", "auth_failed", "Invalid API key from 10.0.0.1"}
+        << QStringList{"warning", "security", "auth_failed", "Invalid API key from 10.0.0.2"} << 1;
+    QTest::addRow("other-code-stays-apart") << QStringList{"error", "storage", "unavailable", "x"}
+                                            << QStringList{"error", "storage", "timeout", "x"} << 2;
+    QTest::addRow("other-component-stays-apart") << QStringList{"error", "storage", "failed", "x"}
+                                                 << QStringList{"error", "engine", "failed", "x"} << 2;
+    QTest::addRow("other-severity-stays-apart") << QStringList{"warning", "storage", "slow", "x"}
+                                                << QStringList{"critical", "storage", "slow", "x"} << 2;
+    QTest::addRow("no-code-tells-by-message") << QStringList{"info", "engine", "", "event 1"}
+                                              << QStringList{"info", "engine", "", "event 2"} << 2;
+}
+
+void TestErrorManager::recordsFoldByKind()
+{
+    QFETCH(QStringList, first);
+    QFETCH(QStringList, second);
+    QFETCH(int, records);
+
+    const auto severity = [](const QString &name) {
+        for (Severity s : {Severity::Info, Severity::Warning, Severity::Error, Severity::Critical}) {
+            if (name == QLatin1StringView(severityName(s)))
+                return s;
+        }
+        return Severity::Error;
+    };
+    ManualClock clock;
+    ErrorManager errors(clock);
+    errors.record(severity(first[0]), first[1], first[2], first[3]);
+    clock.advanceMs(1000);
+    errors.record(severity(second[0]), second[1], second[2], second[3]);
+    QCOMPARE(errors.size(), records);
+    const ErrorRecord latest = errors.recent(1).first();
+    QCOMPARE(latest.message, second[3]); // the latest text is what is shown
+    QCOMPARE(latest.count, records == 1 ? 2 : 1);
+    QCOMPARE(latest.lastMs - latest.firstMs, records == 1 ? 1000 : 0);
 }
 
 void TestErrorManager::logIsBounded()

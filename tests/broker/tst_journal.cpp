@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The journal's file format and writer: records come back exactly, a torn tail is dropped, damage
-// in the middle stops with its offset, repair keeps every intact record, group commit shares one
+// in the middle stops with its offset, salvage keeps every intact record, group commit shares one
 // write (and one sync) per turn of the event loop.
 #include "storage/journalfile.h"
 #include "storage/journalwriter.h"
@@ -57,7 +57,7 @@ private Q_SLOTS:
     void groupCommitSharesOneWriteAndSync();
     void tornTailIsDroppedAndWritingGoesOn();
     void damageInTheMiddleStopsWithItsOffset();
-    void repairKeepsEveryIntactRecord();
+    void salvageKeepsEveryIntactRecord();
     void notAJournal();
     void crcKnownAnswer();
 };
@@ -137,7 +137,7 @@ void TestJournal::damageInTheMiddleStopsWithItsOffset()
     QVERIFY(read.error().message.contains("repair"));
 }
 
-void TestJournal::repairKeepsEveryIntactRecord()
+void TestJournal::salvageKeepsEveryIntactRecord()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath("journal");
@@ -152,10 +152,11 @@ void TestJournal::repairKeepsEveryIntactRecord()
     }
     corrupt(path, starts[3] + JournalFile::RecordOverhead);
     corrupt(path, starts[11] + 1);
-    const auto report = JournalFile::repair(path);
-    QVERIFY(report.ok());
-    QCOMPARE(report->kept, 18);
-    QCOMPARE(report->damaged.size(), 2);
+    const auto salvaged = JournalFile::salvage(path);
+    QVERIFY(salvaged.ok());
+    QCOMPARE(salvaged->records.size(), 18);
+    QCOMPARE(salvaged->damaged.size(), 2);
+    QVERIFY(JournalFile::rewrite(path, salvaged->records).ok());
     QList<QByteArray> expected = records;
     expected.removeAt(11);
     expected.removeAt(3);

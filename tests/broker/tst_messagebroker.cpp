@@ -183,6 +183,10 @@ void TestMessageBroker::publishValidation_data()
                                      << "Too many messages in one batch (at most 1000)";
     QTest::addRow("negative-delay") << QList<QByteArray>{"1"} << qint64(-1) << int(ErrorCode::InvalidArgument)
                                     << "Invalid delay: expected 0 to 86400 seconds";
+    // Due only when the default ttl (86400 s) has run out: it would expire undelivered.
+    QTest::addRow("delay-reaches-ttl") << QList<QByteArray>{"1", "2"} << qint64(86'400'000)
+                                       << int(ErrorCode::InvalidArgument)
+                                       << "Invalid delay: must be shorter than the queue's ttl (86400 seconds)";
 }
 
 void TestMessageBroker::publishValidation()

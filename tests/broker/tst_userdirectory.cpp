@@ -43,6 +43,16 @@ private Q_SLOTS:
     void changesPersist();
     void failedWriteChangesNothing();
     void keysAreUnique();
+    void sharedKeysAreRefusedAtLoad_data();
+    void sharedKeysAreRefusedAtLoad();
+    void lastAdminIsKeptWhoeverAsks_data();
+    void lastAdminIsKeptWhoeverAsks();
+    void grantAndManageRules_data();
+    void grantAndManageRules();
+    void plaintextKeysInReadableFilesWarn_data();
+    void plaintextKeysInReadableFilesWarn();
+    void keyPrefixShowsNothingOfChosenKeys_data();
+    void keyPrefixShowsNothingOfChosenKeys();
 };
 
 void TestUserDirectory::placeholdersAreReplacedAndOnlyHashesWritten()
@@ -199,7 +209,9 @@ void TestUserDirectory::failedWriteChangesNothing()
 
     const Result<IssuedKey> added = users.addUser("bob", "", {"consumer"});
     QVERIFY(!added.ok());
-    QVERIFY2(added.error().message.startsWith(path + ": cannot write"), qPrintable(added.error().message));
+    // The path is for the log (detail), not for the message a client may see.
+    QCOMPARE(added.error().message, "Cannot write the users file");
+    QVERIFY2(added.error().detail.startsWith(path + ": "), qPrintable(added.error().detail));
     QVERIFY(!users.find("bob"));
 }
 
@@ -215,6 +227,193 @@ void TestUserDirectory::keysAreUnique()
     QVERIFY(ApiKey::isPlaceholder(""));
     QVERIFY(ApiKey::isPlaceholder("admin-key-example"));
     QVERIFY(!ApiKey::isPlaceholder("bd_x"));
+}
+
+void TestUserDirectory::sharedKeysAreRefusedAtLoad_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    const QByteArray hash = ApiKey::hash("one-key-for-two").toHex();
+    QTest::addRow("two-plaintext") << QByteArray("users:\n  zed: {role: admin, api_key: one-key-for-two}\n"
+                                                 "  amy: {role: consumer, api_key: one-key-for-two}\n");
+    QTest::addRow("two-hashes") << QByteArray("users:\n  zed: {role: admin, api_key_sha256: " + hash + "}\n"
+                                              "  amy: {role: consumer, api_key_sha256: " + hash + "}\n");
+    QTest::addRow("plaintext-and-its-hash") << QByteArray("users:\n  zed: {role: admin, api_key: one-key-for-two}\n"
+                                                          "  amy: {role: consumer, api_key_sha256: " + hash + "}\n");
+}
+
+void TestUserDirectory::sharedKeysAreRefusedAtLoad()
+{
+    QFETCH(QByteArray, text);
+    QTemporaryDir dir;
+    const QString path = write(dir, text);
+    UserDirectory users(m_policy, m_clock);
+    const Result<QList<IssuedKey>> loaded = users.load(path);
+    QVERIFY(!loaded.ok());
+    const QString message = loaded.error().message;
+    QVERIFY2(message.contains("'amy' and 'zed' have the same API key"), qPrintable(message));
+    QVERIFY2(!message.contains("one-key-for-two") && !message.contains(ApiKey::hash("one-key-for-two").toHex()),
+             qPrintable(message));
+    QVERIFY(users.users().isEmpty());
+    QVERIFY(!users.authenticate("one-key-for-two"));
+}
+
+void TestUserDirectory::lastAdminIsKeptWhoeverAsks_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("change"); // remove | disable | demote
+    QTest::addColumn<bool>("allowed");
+
+    const QByteArray one = "users:\n  root: {role: admin, api_key: k-root-1}\n  bob: {role: consumer, api_key: k-bob-1}\n";
+    const QByteArray two = one + "  ann: {role: admin, api_key: k-ann-1}\n";
+    const QByteArray disabledOther = one + "  ann: {role: admin, api_key: k-ann-1, disabled: true}\n";
+    const QByteArray superuser = one + "  sue: {role: superuser, api_key: k-sue-1}\n";
+    const QByteArray none = "users:\n  root: {role: publisher, api_key: k-root-1}\n  bob: {role: consumer, api_key: k-bob-1}\n";
+    for (const QString change : {"remove", "disable", "demote"}) {
+        QTest::addRow("only-admin-%s", qPrintable(change)) << one << change << false;
+        QTest::addRow("two-admins-%s", qPrintable(change)) << two << change << true;
+        QTest::addRow("other-admin-disabled-%s", qPrintable(change)) << disabledOther << change << false;
+        QTest::addRow("full-power-custom-role-counts-%s", qPrintable(change)) << superuser << change << true;
+        QTest::addRow("no-admin-to-begin-with-%s", qPrintable(change)) << none << change << true;
+    }
+}
+
+void TestUserDirectory::lastAdminIsKeptWhoeverAsks()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, change);
+    QFETCH(bool, allowed);
+
+    AccessPolicy policy;
+    QVERIFY(policy.defineRole("superuser", {"*"}).ok());
+    QTemporaryDir dir;
+    const QString path = write(dir, text);
+    UserDirectory users(policy, m_clock);
+    QVERIFY(users.load(path).ok());
+    const QByteArray before = read(path);
+    // The calls the desktop makes: no REST in between.
+    const Result<void> result = change == "remove"    ? users.removeUser("root")
+                                : change == "disable" ? users.setDisabled("root", true)
+                                                      : users.setRoles("root", {"consumer"});
+    QCOMPARE(result.ok(), allowed);
+    if (allowed)
+        return;
+    QCOMPARE(result.error().code, ErrorCode::Conflict);
+    QCOMPARE(result.error().message, UserDirectory::lastAdminMessage());
+    QCOMPARE(read(path), before); // nothing written
+    QVERIFY(users.find("root") && !users.find("root")->disabled);
+    QCOMPARE(users.changeUser("root", QStringList{"admin"}, true).ok(), false); // both at once: the same rule
+    QCOMPARE(users.find("root")->roles, QStringList{"admin"});
+}
+
+void TestUserDirectory::grantAndManageRules_data()
+{
+    QTest::addColumn<QStringList>("actor");
+    QTest::addColumn<QStringList>("grant");  // mayGrant
+    QTest::addColumn<QString>("target");     // mayManage
+    QTest::addColumn<bool>("mayGrant");
+    QTest::addColumn<bool>("mayManage");
+
+    const QStringList manager{"user_manager"};
+    QTest::addRow("manager-grants-admin") << manager << QStringList{"admin"} << "pub" << false << true;
+    QTest::addRow("manager-grants-publisher") << manager << QStringList{"publisher"} << "pub" << true << true;
+    QTest::addRow("manager-grants-consumer") << manager << QStringList{"consumer"} << "con" << false << false;
+    QTest::addRow("manager-manages-admin") << manager << QStringList{"user_manager"} << "root" << true << false;
+    QTest::addRow("admin-does-all") << QStringList{"admin"} << QStringList{"admin", "consumer"} << "root" << true << true;
+    QTest::addRow("no-roles-nothing") << QStringList{} << QStringList{"publisher"} << "pub" << false << false;
+}
+
+void TestUserDirectory::grantAndManageRules()
+{
+    QFETCH(QStringList, actor);
+    QFETCH(QStringList, grant);
+    QFETCH(QString, target);
+    QFETCH(bool, mayGrant);
+    QFETCH(bool, mayManage);
+
+    AccessPolicy policy;
+    QVERIFY(policy.defineRole("user_manager", {"manage_users", "list_queues", "publish:*"}).ok());
+    QTemporaryDir dir;
+    UserDirectory users(policy, m_clock);
+    QVERIFY(users.load(write(dir, "users:\n  root: {role: admin, api_key: k-root-1}\n"
+                                  "  pub: {role: publisher, api_key: k-pub-1}\n  con: {role: consumer, api_key: k-con-1}\n"))
+                .ok());
+    const Result<void> granted = users.mayGrant(actor, grant);
+    QCOMPARE(granted.ok(), mayGrant);
+    if (!granted)
+        QCOMPARE(granted.error().code, ErrorCode::PermissionDenied);
+    const Result<void> managed = users.mayManage(actor, target);
+    QCOMPARE(managed.ok(), mayManage);
+    if (!managed)
+        QCOMPARE(managed.error().code, ErrorCode::PermissionDenied);
+    QCOMPARE(users.mayManage(actor, "nobody").error().code, ErrorCode::NotFound);
+}
+
+void TestUserDirectory::plaintextKeysInReadableFilesWarn_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<bool>("warns");
+
+    const QByteArray plain = "users:\n  ci: {role: publisher, api_key: plain-text-secret}\n";
+    const QByteArray hashed = "users:\n  ci: {role: publisher, api_key_sha256: " + ApiKey::hash("x").toHex() + "}\n";
+    QTest::addRow("plaintext-world-readable") << plain << 0644 << true;
+    QTest::addRow("plaintext-group-readable") << plain << 0640 << true;
+    QTest::addRow("plaintext-owner-only") << plain << 0600 << false;
+    QTest::addRow("hashes-world-readable") << hashed << 0644 << false;
+    // A placeholder makes the broker write the file back, with hashes only.
+    QTest::addRow("rewritten-with-hashes") << QByteArray(plain + "  new: {role: consumer, api_key: \"\"}\n") << 0644
+                                           << false;
+}
+
+void TestUserDirectory::plaintextKeysInReadableFilesWarn()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(int, mode);
+    QFETCH(bool, warns);
+
+    QTemporaryDir dir;
+    const QString path = write(dir, text);
+    QCOMPARE(::chmod(QFile::encodeName(path).constData(), mode_t(mode)), 0);
+    UserDirectory users(m_policy, m_clock);
+    QVERIFY(users.load(path).ok());
+    QCOMPARE(users.loadWarnings().size(), warns ? 1 : 0);
+    if (text.contains("new:")) { // written back: hashes only, owner only
+        QVERIFY(!read(path).contains("plain-text-secret"));
+        QCOMPARE(QFileInfo(path).permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther), QFileDevice::Permissions());
+    }
+    if (!warns)
+        return;
+    const QString warning = users.loadWarnings().first();
+    for (const char *part : {"ci", "chmod 600", "api_key_sha256"})
+        QVERIFY2(warning.contains(part), qPrintable(warning));
+    QVERIFY2(!warning.contains("plain-text-secret"), qPrintable(warning));
+}
+
+void TestUserDirectory::keyPrefixShowsNothingOfChosenKeys_data()
+{
+    QTest::addColumn<QByteArray>("entry");
+    QTest::addColumn<QString>("prefix");
+
+    QTest::addRow("chosen-plaintext") << QByteArray("api_key: operator-chosen-key") << QString();
+    QTest::addRow("stored-old-prefix-of-chosen") << QByteArray("api_key_sha256: " + ApiKey::hash("x").toHex() + ", key_prefix: operato")
+                                                 << QString();
+    QTest::addRow("stored-generated-prefix") << QByteArray("api_key_sha256: " + ApiKey::hash("x").toHex() + ", key_prefix: bd_AbCd")
+                                             << "bd_AbCd";
+}
+
+void TestUserDirectory::keyPrefixShowsNothingOfChosenKeys()
+{
+    QFETCH(QByteArray, entry);
+    QFETCH(QString, prefix);
+
+    QTemporaryDir dir;
+    UserDirectory users(m_policy, m_clock);
+    QVERIFY(users.load(write(dir, "users:\n  a: {role: admin, " + entry + "}\n")).ok());
+    QCOMPARE(users.find("a")->keyPrefix, prefix);
+    const Result<IssuedKey> rotated = users.rotateKey("a");
+    QVERIFY(rotated.ok());
+    QCOMPARE(users.find("a")->keyPrefix, rotated->apiKey.left(7)); // a generated key keeps a short prefix
+    QVERIFY(users.find("a")->keyPrefix.startsWith("bd_"));
 }
 
 QTEST_APPLESS_MAIN(TestUserDirectory)

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // brokerd as a user runs it: arguments, exit codes, messages, keys shown once, SIGTERM.
+#include "engine/queuetyperegistry.h"
+#include "storage/journaledstore.h"
 #include "storage/journalfile.h"
+
+#include "../support/storedump.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -149,20 +153,36 @@ void TestBrokerd::repairsAJournal()
 {
     QTemporaryDir dir;
     const QString path = dir.filePath("journal");
-    QByteArray data = Broker::JournalFile::header();
-    for (int i = 0; i < 5; ++i)
-        Broker::JournalFile::appendRecord(data, "record " + QByteArray::number(i));
-    data[Broker::JournalFile::HeaderSize + Broker::JournalFile::RecordOverhead + 1] ^= 0x5A; // damage record 0
+    {
+        const Broker::QueueTypeRegistry types;
+        const Broker::SystemClock clock;
+        auto store = Broker::JournaledStore::open(types, clock, {path, Broker::JournalWriter::Fsync::Never});
+        QVERIFY(store.ok());
+        Broker::Testing::get<Broker::QueueInfo>([&](auto d) { (*store)->createQueue("r", Broker::QueueConfig{}, d); });
+        for (int i = 0; i < 5; ++i) {
+            Broker::NewMessage message;
+            message.data = "\"record " + QByteArray::number(i) + "\"";
+            Broker::Testing::get<Broker::PublishResult>([&](auto d) { (*store)->publish("r", {message}, "alice", d); });
+        }
+    }
+    // Damage the first publish (the third record): records after it make it damage, not a torn tail.
+    const auto read = Broker::JournalFile::read(path);
+    QVERIFY(read.ok());
+    const qint64 third = Broker::JournalFile::HeaderSize + 2 * Broker::JournalFile::RecordOverhead
+        + read->records[0].size() + read->records[1].size();
     QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QByteArray data = file.readAll();
+    data[third + Broker::JournalFile::RecordOverhead + 1] ^= 0x5A;
+    file.seek(0);
     file.write(data);
     file.close();
     QVERIFY(!Broker::JournalFile::read(path).ok());
 
     const Run repaired = run({"--repair-journal", path});
     QCOMPARE(repaired.exitCode, 0);
-    QVERIFY2(repaired.out.contains("kept 4 records"), repaired.out.constData());
-    QCOMPARE(Broker::JournalFile::read(path)->records.size(), 4);
+    QVERIFY2(repaired.out.contains("kept 6 records"), repaired.out.constData());
+    QCOMPARE(Broker::JournalFile::read(path)->records.size(), 6);
     QVERIFY(QFile::exists(path + ".damaged"));
     QCOMPARE(run({"--repair-journal", dir.filePath("missing")}).exitCode, 5);
 }

@@ -19,6 +19,8 @@ private Q_SLOTS:
     void membersAndElements();
     void nesting();
     void randomMutationsNeverCrashAndStayStrict();
+    void numbersOutOfRangeAreFound_data();
+    void numbersOutOfRangeAreFound();
 };
 
 void TestJsonScanner::followsRfc8259_data()
@@ -137,6 +139,46 @@ void TestJsonScanner::randomMutationsNeverCrashAndStayStrict()
         }
     }
     QVERIFY(accepted > 100); // the property was exercised, not vacuously true
+}
+
+void TestJsonScanner::numbersOutOfRangeAreFound_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<bool>("found");
+    QTest::addColumn<QString>("path");
+
+    QTest::addRow("top-level") << QByteArray("1e400") << true << "";
+    QTest::addRow("member") << QByteArray(R"({"delay":1e400})") << true << "delay";
+    QTest::addRow("negative") << QByteArray(R"({"priority":-1E+400})") << true << "priority";
+    QTest::addRow("nested") << QByteArray(R"({"a":[1,{"b":-1e999}]})") << true << "a[1].b";
+    QTest::addRow("first-one-wins") << QByteArray(R"({"x":[2e400],"y":3e400})") << true << "x[0]";
+    QTest::addRow("underflow") << QByteArray(R"({"t":1e-400})") << true << "t";
+    QTest::addRow("many-digits-still-fit") << QByteArray(R"({"n":123456789012345678901234567890})") << false << "";
+    QTest::addRow("largest-double") << QByteArray(R"({"n":1.7976931348623157e308})") << false << "";
+    QTest::addRow("smallest-denormal") << QByteArray(R"({"n":5e-324})") << false << "";
+    QTest::addRow("zero-with-huge-exponent") << QByteArray(R"({"n":0e-999})") << false << "";
+    QTest::addRow("in-a-string") << QByteArray(R"({"s":"1e400"})") << false << "";
+    QTest::addRow("escaped-key") << QByteArray(R"({"d\u0065lay":1e400})") << true << "delay";
+}
+
+void TestJsonScanner::numbersOutOfRangeAreFound()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(bool, found);
+    QFETCH(QString, path);
+
+    const std::optional<QString> where = JsonScanner::numberOutOfRange(text, 64);
+    QCOMPARE(where.has_value(), found);
+    if (found)
+        QCOMPARE(*where, path);
+    // The same from a span: the value of the first member of an object around it.
+    const QByteArray wrapped = "{\"v\":" + text + "}";
+    const Broker::Result<QList<JsonScanner::Member>> members = JsonScanner::objectMembers(wrapped, 64);
+    QVERIFY(members.ok());
+    const std::optional<QString> inSpan = JsonScanner::numberOutOfRange(wrapped, members->first().value);
+    QCOMPARE(inSpan.has_value(), found);
+    if (found)
+        QCOMPARE(*inSpan, path);
 }
 
 QTEST_APPLESS_MAIN(TestJsonScanner)

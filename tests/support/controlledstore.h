@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// A memory store whose health and status the test sets (a store that turned read-only, lost its
+// backend, ...) and that counts how often every queue was listed: what health checks cost.
+
+#include "storage/memorystore.h"
+
+namespace Broker::Testing {
+
+class ControlledStore final : public QueueStore
+{
+public:
+    ControlledStore(const QueueTypeCatalog &types, const Clock &clock) : m_inner(types, clock) {}
+
+    HealthStatus reportedHealth = HealthStatus::Healthy;
+    StoreStatus reportedStatus;
+    int listings = 0;
+    bool failListings = false; // listQueues answers Unavailable (the backend went away)
+
+    QString backendName() const override { return m_inner.backendName(); }
+    HealthStatus health() const override { return reportedHealth; }
+    StoreStatus status() const override { return reportedStatus; }
+    void setListener(StoreListener *listener) override { m_inner.setListener(listener); }
+
+    void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) override
+    {
+        m_inner.createQueue(name, config, std::move(done));
+    }
+    void deleteQueue(const QString &name, Completion<qint64> done) override { m_inner.deleteQueue(name, std::move(done)); }
+    void purgeQueue(const QString &name, Completion<qint64> done) override { m_inner.purgeQueue(name, std::move(done)); }
+    void listQueues(Completion<QList<QueueInfo>> done) override
+    {
+        ++listings;
+        if (failListings)
+            return done(Error{ErrorCode::Unavailable, QStringLiteral("Storage backend unreachable")});
+        m_inner.listQueues(std::move(done));
+    }
+    void queueInfo(const QString &name, Completion<QueueInfo> done) override { m_inner.queueInfo(name, std::move(done)); }
+    void publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
+                 Completion<PublishResult> done) override
+    {
+        m_inner.publish(name, messages, publisher, std::move(done));
+    }
+    void consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done) override
+    {
+        m_inner.consume(name, request, std::move(done));
+    }
+    void ack(const QString &name, const MessageRef &ref, Completion<void> done) override
+    {
+        m_inner.ack(name, ref, std::move(done));
+    }
+    void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done) override
+    {
+        m_inner.nack(name, ref, delayMs, std::move(done));
+    }
+    void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done) override
+    {
+        m_inner.extend(name, ref, visibilityMs, std::move(done));
+    }
+    void browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done) override
+    {
+        m_inner.browse(name, offset, limit, std::move(done));
+    }
+    void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) override
+    {
+        m_inner.redrive(name, limit, user, std::move(done));
+    }
+    void runMaintenance(Completion<qint64> done) override { m_inner.runMaintenance(std::move(done)); }
+
+private:
+    MemoryStore m_inner;
+};
+
+} // namespace Broker::Testing
