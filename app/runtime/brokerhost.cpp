@@ -76,12 +76,14 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfi
     options.keyPrefix = redis.keyPrefix;
     options.breaker.failureThreshold = redis.breakerFailures;
     options.breaker.openMs = qint64(redis.breakerOpenSeconds) * 1000;
+    options.breaker.firstProbeMs = redis.breakerFirstProbeMs;
     auto store = std::make_unique<RedisStore>(options, m_types, m_clock);
     if (redis.spool) {
         // Relative paths are taken from the users file's folder, where the default lives too.
         const QString path = QFileInfo(usersPath).absoluteDir().absoluteFilePath(
             redis.spoolPath.isEmpty() ? QStringLiteral("redis-spool") : redis.spoolPath);
-        Result<std::unique_ptr<PublishSpool>> spool = PublishSpool::open(path);
+        Result<std::unique_ptr<PublishSpool>> spool =
+            PublishSpool::open(path, PublishSpool::Limits{redis.spoolMaxMessages, redis.spoolMaxBytes});
         if (!spool)
             return spool.error();
         store->setSpool(std::move(spool.value()));

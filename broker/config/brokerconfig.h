@@ -33,9 +33,12 @@ struct BrokerConfig
         int commandTimeoutMs = 2000;
         int poolWaitTimeoutMs = 1000;  // how long a command waits for a connection while none is up
         int breakerFailures = 5;       // consecutive failures to reach Redis that open the breaker
-        int breakerOpenSeconds = 30;   // how long it stays open before a probe
+        int breakerOpenSeconds = 30;   // the longest pause of the open breaker before a probe
+        int breakerFirstProbeMs = 1000; // the first pause; doubles after each failed probe up to the above
         bool spool = true;             // take publishes into a local journal while Redis is out of reach
         QString spoolPath;             // empty: "redis-spool" next to the users file
+        qint64 spoolMaxMessages = 100'000;       // beyond: publishes answered 503; 0: no bound
+        qint64 spoolMaxBytes = 64 * 1024 * 1024; // stored size of the spooled messages; 0: no bound
     };
     struct Journal
     {

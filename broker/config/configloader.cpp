@@ -39,8 +39,11 @@ void readStorage(YamlSection section, BrokerConfig::Storage &storage)
     redis.integer("pool_wait_timeout_ms", storage.redis.poolWaitTimeoutMs, 0, 600'000);
     redis.integer("breaker_failures", storage.redis.breakerFailures, 1, 1000);
     redis.integer("breaker_open_seconds", storage.redis.breakerOpenSeconds, 1, 3600);
+    redis.integer("breaker_first_probe_ms", storage.redis.breakerFirstProbeMs, 1, 3'600'000);
     redis.boolean("spool", storage.redis.spool);
     redis.string("spool_path", storage.redis.spoolPath);
+    redis.integer("spool_max_messages", storage.redis.spoolMaxMessages, 0, 1'000'000'000);
+    redis.integer("spool_max_bytes", storage.redis.spoolMaxBytes, 0, qint64(1) << 40);
     redis.finish();
 
     YamlSection memory = section.section("memory");

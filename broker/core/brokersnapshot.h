@@ -24,6 +24,12 @@ struct StoreStatus
     int connections = 0;         // 0: the backend keeps no connections
     qint64 reconnects = 0;
     qint64 spooledMessages = 0;  // accepted while the backend was out of reach, not yet delivered to it
+    qint64 spooledBytes = 0;     // their stored size
+    qint64 spoolMaxMessages = 0; // the spool's bounds (0: none); publishes beyond them are refused (503)
+    qint64 spoolMaxBytes = 0;
+    qint64 queuesRecreated = 0;  // queues missing when the spool drained (the backend lost its data), created again
+    qint64 spoolDiscarded = 0;   // spooled messages of queues deleted on purpose meanwhile: gone with their queue
+    QString spoolBlocked;        // why the spool cannot deliver its oldest batch (it stays); empty: it can
     qint64 scriptReloads = 0;    // scripts Redis had forgotten (restart, SCRIPT FLUSH) and got again
     QString lastError;           // why the backend was last out of reach; safe to show
     // False while changes are refused because the store cannot make them durable (a journal write

@@ -414,6 +414,17 @@ void MessageBroker::messagesAvailable(const QString &queue)
         scheduleWake(queue);
 }
 
+void MessageBroker::storeIncident(const StoreIncident &incident)
+{
+    const Severity severity = incident.level == StoreIncident::Level::Error     ? Severity::Error
+                              : incident.level == StoreIncident::Level::Warning ? Severity::Warning
+                                                                                : Severity::Info;
+    if (m_errors)
+        m_errors->record(severity, QStringLiteral("storage"), incident.code, incident.message);
+    else
+        qCWarning(lcStorage).noquote() << incident.message;
+}
+
 void MessageBroker::scheduleWake(const QString &queue)
 {
     // Wakes run on the next turn of the event loop: never inside the store call that caused them.

@@ -99,6 +99,7 @@ private:
     // StoreListener
     void messageEvent(const MessageEvent &event) override;
     void messagesAvailable(const QString &queue) override;
+    void storeIncident(const StoreIncident &incident) override;
 
     Result<void> checkMessages(const QList<NewMessage> &messages) const;
     // Makes sure maintenance runs no later than `atMs` (ms since the epoch).

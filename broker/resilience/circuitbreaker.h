@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/clock.h"
+#include "retrypolicy.h"
 
 #include <QString>
 
@@ -9,8 +10,11 @@ namespace Broker {
 
 // Stops calling a backend that keeps failing, and tries it again after a pause.
 //   Closed    - calls go through; `failureThreshold` failures in a row open the breaker
-//   Open      - calls are refused at once, for `openMs`
+//   Open      - calls are refused at once, for a pause: `firstProbeMs` after the breaker opened
+//               from Closed, doubling after every failed probe up to `openMs`
 //   HalfOpen  - one probe call at a time goes through: success closes, failure opens again
+// The short first pause brings service back about a second after the backend returns; the
+// growing pauses keep a backend that stays away from being probed more than needed.
 // Only failures that say the backend is unwell should be recorded (I/O errors, timeouts, lost
 // connections), never a reply that merely refuses a request. Pure logic, time from the clock.
 class CircuitBreaker
@@ -21,7 +25,8 @@ public:
     struct Options
     {
         int failureThreshold = 5; // consecutive failures that open the breaker (>= 1)
-        qint64 openMs = 30'000;   // how long it stays open before a probe is let through
+        qint64 openMs = 30'000;   // the longest pause before a probe is let through
+        qint64 firstProbeMs = 1000; // the first pause after opening (capped by openMs); <= 0: openMs
     };
 
     CircuitBreaker(Options options, const Clock &clock);
@@ -38,12 +43,14 @@ public:
     qint64 openedAtMs() const { return m_openedAtMs; } // 0: never opened
     // When an Open breaker lets the next probe through (ms since the epoch); 0 unless Open.
     qint64 retryAtMs() const;
+    // The length of the current (or last) pause in ms.
+    qint64 pauseMs() const { return m_pauseMs; }
     const Options &options() const { return m_options; }
 
     static QString stateName(State state); // "closed", "open", "half_open"
 
 private:
-    void open();
+    void open(bool afterProbe);
 
     Options m_options;
     const Clock &m_clock;
@@ -52,6 +59,8 @@ private:
     bool m_probeInFlight = false;
     qint64 m_openedAtMs = 0;
     qint64 m_timesOpened = 0;
+    int m_failedProbes = 0; // since the breaker last opened from Closed
+    qint64 m_pauseMs = 0;
 };
 
 } // namespace Broker

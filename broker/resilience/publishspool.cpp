@@ -6,6 +6,7 @@
 
 #include <QDataStream>
 #include <QFile>
+#include <QFileInfo>
 #include <QIODevice>
 #include <QScopeGuard>
 #include <QUuid>
@@ -21,7 +22,8 @@ namespace Broker {
 
 namespace {
 
-enum class RecordKind : quint8 { Identity = 1, Spooled = 2, Drained = 3 };
+// Spooled (2) is what earlier versions wrote: a batch without its queue's configuration.
+enum class RecordKind : quint8 { Identity = 1, Spooled = 2, Drained = 3, SpooledWithConfig = 4 };
 constexpr QDataStream::Version StreamVersion = QDataStream::Qt_6_4;
 
 QByteArray identityRecord(const QByteArray &identity, quint64 firstNumber)
@@ -33,11 +35,30 @@ QByteArray identityRecord(const QByteArray &identity, quint64 firstNumber)
     return out;
 }
 
+// What a batch weighs against the byte limit: its messages as stored, plus their due times.
+qint64 weightOf(const QList<PublishSpool::Message> &messages)
+{
+    qint64 bytes = 0;
+    for (const PublishSpool::Message &message : messages)
+        bytes += message.stored.size() + qint64(sizeof(message.dueMs));
+    return bytes;
+}
+
 } // namespace
 
-PublishSpool::PublishSpool(QString path, std::unique_ptr<JournalWriter> writer, int lockFd)
-    : m_path(std::move(path)), m_writer(std::move(writer)), m_lockFd(lockFd)
+PublishSpool::PublishSpool(QString path, Limits limits, std::unique_ptr<JournalWriter> writer, int lockFd)
+    : m_path(std::move(path)), m_writer(std::move(writer)), m_limits(limits), m_lockFd(lockFd)
 {
+}
+
+void PublishSpool::count(const Batch &batch, int sign)
+{
+    m_messages += sign * batch.messages.size();
+    m_bytes += sign * weightOf(batch.messages);
+    qint64 &perQueue = m_perQueue[batch.queue];
+    perQueue += sign * batch.messages.size();
+    if (perQueue <= 0)
+        m_perQueue.remove(batch.queue);
 }
 
 PublishSpool::~PublishSpool()
@@ -49,7 +70,7 @@ PublishSpool::~PublishSpool()
         ::close(m_lockFd); // releases the lock
 }
 
-Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path)
+Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path, Limits limits)
 {
     // Two brokers sharing one spool would drain each other's batches: the first one keeps it.
     const QByteArray lockName = QFile::encodeName(path + QStringLiteral(".lock"));
@@ -69,7 +90,9 @@ Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path)
     QByteArray identity;
     quint64 nextNumber = 1;
     std::deque<Batch> batches;
-    if (QFile::exists(path)) {
+    // Shorter than the journal's header: the broker died while creating the file, before any
+    // batch could be in it (nothing was confirmed from it). Such a file is a new spool.
+    if (QFile::exists(path) && QFileInfo(path).size() >= JournalFile::HeaderSize) {
         const Result<JournalFile::ReadResult> read = JournalFile::read(path);
         if (!read)
             return Error{ErrorCode::Unavailable, QStringLiteral("publish spool %1: %2").arg(path, read.error().message)};
@@ -84,10 +107,17 @@ Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path)
                 in >> identity >> nextNumber;
                 batches.clear();
                 break;
-            case RecordKind::Spooled: {
+            case RecordKind::Spooled:
+            case RecordKind::SpooledWithConfig: {
                 Batch batch;
                 quint32 count = 0;
-                in >> batch.number >> batch.queue >> count;
+                in >> batch.number >> batch.queue;
+                if (RecordKind(kind) == RecordKind::SpooledWithConfig) {
+                    QueueConfig config;
+                    in >> config;
+                    batch.config = config;
+                }
+                in >> count;
                 for (quint32 i = 0; i < count && in.status() == QDataStream::Ok; ++i) {
                     Message message;
                     in >> message.dueMs >> message.stored;
@@ -104,6 +134,12 @@ Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path)
                     batches.pop_front();
                 break;
             }
+            default:
+                return Error{ErrorCode::Unavailable,
+                             QStringLiteral("publish spool %1: a record of unknown kind %2 (written by a newer "
+                                            "version?)")
+                                 .arg(path)
+                                 .arg(kind)};
             }
             if (in.status() != QDataStream::Ok)
                 return Error{ErrorCode::Unavailable, QStringLiteral("publish spool %1: a record is malformed").arg(path)};
@@ -115,7 +151,7 @@ Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path)
     if (!writer)
         return writer.error();
     closeLock.dismiss();
-    std::unique_ptr<PublishSpool> spool(new PublishSpool(path, std::move(writer.value()), lockFd));
+    std::unique_ptr<PublishSpool> spool(new PublishSpool(path, limits, std::move(writer.value()), lockFd));
     if (identity.isEmpty()) {
         if (const Result<void> fresh = spool->startOver(); !fresh)
             return fresh.error();
@@ -124,7 +160,7 @@ Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path)
         spool->m_nextNumber = nextNumber;
         spool->m_batches = std::move(batches);
         for (const Batch &batch : spool->m_batches)
-            spool->m_messages += batch.messages.size();
+            spool->count(batch, +1);
     }
     return spool;
 }
@@ -144,25 +180,39 @@ Result<void> PublishSpool::startOver()
     return {};
 }
 
-void PublishSpool::append(const QString &queue, QList<Message> messages, std::function<void(Result<void>)> done)
+void PublishSpool::append(const QString &queue, const QueueConfig &config, QList<Message> messages,
+                          std::function<void(Result<void>)> done)
 {
+    // No path in the text: it reaches clients (503 detail) and /errors.
     if (!m_writer)
-        return done(Error{ErrorCode::Unavailable, QStringLiteral("publish spool %1 cannot be written").arg(m_path)});
-    Batch batch{m_nextNumber++, queue, std::move(messages)};
+        return done(Error{ErrorCode::Unavailable, QStringLiteral("The publish spool cannot be written")});
+    const bool tooMany = m_limits.maxMessages > 0 && m_messages + messages.size() > m_limits.maxMessages;
+    const bool tooBig = m_limits.maxBytes > 0 && m_bytes + weightOf(messages) > m_limits.maxBytes;
+    if (tooMany || tooBig)
+        return done(Error{ErrorCode::Unavailable,
+                          QStringLiteral("Storage is unavailable and the publish spool is full"),
+                          QStringLiteral("the spool holds %1 messages (%2 bytes); it takes at most %3 messages, %4 bytes")
+                              .arg(m_messages)
+                              .arg(m_bytes)
+                              .arg(m_limits.maxMessages)
+                              .arg(m_limits.maxBytes)});
+    Batch batch{m_nextNumber++, queue, config, std::move(messages)};
     QByteArray record;
     QDataStream out(&record, QIODevice::WriteOnly);
     out.setVersion(StreamVersion);
-    out << quint8(RecordKind::Spooled) << batch.number << batch.queue << quint32(batch.messages.size());
+    out << quint8(RecordKind::SpooledWithConfig) << batch.number << batch.queue << config
+        << quint32(batch.messages.size());
     for (const Message &message : std::as_const(batch.messages))
         out << message.dueMs << message.stored;
     // In the spool (and drainable) only once it is on disk: what a crash could lose is never drained.
     ++m_writing;
+    count(batch, +1);
     m_writer->append(record, [this, batch = std::move(batch), done = std::move(done)](Result<void> written) mutable {
         --m_writing;
-        if (written) {
-            m_messages += batch.messages.size();
+        if (written)
             m_batches.push_back(std::move(batch));
-        }
+        else
+            count(batch, -1);
         done(std::move(written));
     });
 }
@@ -172,7 +222,7 @@ void PublishSpool::drained()
     if (m_batches.empty())
         return;
     const quint64 number = m_batches.front().number;
-    m_messages -= m_batches.front().messages.size();
+    count(m_batches.front(), -1);
     m_batches.pop_front();
     if (m_batches.empty() && m_writing == 0) {
         // Nothing waits: start the file over rather than let it grow. A crash before the fresh

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/queueconfig.h"
 #include "core/result.h"
 #include "storage/journalwriter.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QList>
 #include <QString>
 
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace Broker {
 
@@ -21,7 +24,10 @@ namespace Broker {
 // an identity record (a random id and the first batch number), then "spooled" and "drained"
 // records. Batch numbers only grow under one identity; the backend remembers the highest number
 // it took from each identity, so a batch delivered twice (the reply was lost) is taken once.
-// When everything is drained the file starts over with a new identity.
+// Each batch records its queue's configuration, so that a queue missing when the batch drains
+// (Redis restarted empty) can be created again. When everything is drained the file starts over
+// with a new identity. The spool is bounded (messages and bytes, on disk and on their way there):
+// beyond the bound an append is refused with Unavailable, before anything is written.
 // Single-threaded: use it from the owner's thread.
 class PublishSpool
 {
@@ -35,12 +41,22 @@ public:
     {
         quint64 number = 0;
         QString queue;
+        std::optional<QueueConfig> config; // the queue's configuration when the batch was taken; none
+                                           // for batches written by a broker that did not record it
         QList<Message> messages;
+    };
+    // 0 (or less) for either: no bound of that kind.
+    struct Limits
+    {
+        qint64 maxMessages = 100'000;
+        qint64 maxBytes = 64 * 1024 * 1024; // the messages as stored, so memory is bounded as well
     };
 
     // Opens (or creates) the spool at `path` and reads back what was not drained before. One
     // process at a time: a spool another broker has open is refused (it holds a lock on P.lock).
-    static Result<std::unique_ptr<PublishSpool>> open(const QString &path);
+    // Batches read back count toward the limits but are never refused.
+    static Result<std::unique_ptr<PublishSpool>> open(const QString &path, Limits limits);
+    static Result<std::unique_ptr<PublishSpool>> open(const QString &path) { return open(path, Limits()); }
     ~PublishSpool();
 
     const QByteArray &identity() const { return m_identity; }
@@ -49,25 +65,37 @@ public:
     bool hasWork() const { return !m_batches.empty() || m_writing > 0; }
     qint64 batchCount() const { return qint64(m_batches.size()); }
     qint64 messageCount() const { return m_messages; }
+    // Messages for `queue`, on disk or on their way there.
+    qint64 messageCount(const QString &queue) const { return m_perQueue.value(queue); }
+    // The stored size of the messages held, on disk or on their way there.
+    qint64 byteCount() const { return m_bytes; }
+    const Limits &limits() const { return m_limits; }
     const QString &path() const { return m_path; }
 
-    // Adds a batch; `done` runs once it is on disk (or the write failed: then it is not spooled).
-    void append(const QString &queue, QList<Message> messages, std::function<void(Result<void>)> done);
+    // Adds a batch; `done` runs once it is on disk (or the write failed, or the batch would take
+    // the spool past its limits: then it is not spooled).
+    void append(const QString &queue, const QueueConfig &config, QList<Message> messages,
+                std::function<void(Result<void>)> done);
     // The oldest batch not yet drained; only when !isEmpty().
     const Batch &front() const { return m_batches.front(); }
     // The backend has the front batch: it leaves the spool.
     void drained();
 
 private:
-    PublishSpool(QString path, std::unique_ptr<JournalWriter> writer, int lockFd);
+    PublishSpool(QString path, Limits limits, std::unique_ptr<JournalWriter> writer, int lockFd);
     Result<void> startOver();
+    void count(const Batch &batch, int sign);
 
     QString m_path;
     std::unique_ptr<JournalWriter> m_writer;
     QByteArray m_identity;
     quint64 m_nextNumber = 1;
     std::deque<Batch> m_batches; // appended and on disk, oldest first
+    Limits m_limits;
+    // Counted from append on (on their way to disk included), so that limits hold for bursts.
     qint64 m_messages = 0;
+    qint64 m_bytes = 0;
+    QHash<QString, qint64> m_perQueue;
     int m_writing = 0; // appended, not yet on disk
     int m_lockFd = -1;
 };

@@ -5,6 +5,7 @@
 #include "requestparsing.h"
 #include "restserver.h"
 #include "serializers.h"
+#include "spoolstatus.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -89,6 +90,7 @@ QJsonObject OperationsController::storageComponent(HealthStatus health, const QS
         pool.insert(QStringLiteral("reconnects"), store.reconnects);
         storage.insert(QStringLiteral("pool"), pool);
         storage.insert(QStringLiteral("spooled_messages"), store.spooledMessages);
+        storage.insert(QStringLiteral("spool"), SpoolStatus::toJson(store));
         storage.insert(QStringLiteral("script_reloads"), store.scriptReloads);
     }
     if (!store.lastError.isEmpty())
@@ -234,6 +236,7 @@ void OperationsController::metrics(const ExchangePtr &exchange)
                 + QByteArray::number(store.reconnects) + '\n';
             appendGauge(out, "brokerdesk_storage_spooled_messages",
                         "Publishes kept in the local spool until the backend takes them.", double(store.spooledMessages));
+            SpoolStatus::appendMetrics(out, store);
             out += "# HELP brokerdesk_storage_script_reloads_total Scripts the backend had forgotten and was sent again.\n"
                    "# TYPE brokerdesk_storage_script_reloads_total counter\nbrokerdesk_storage_script_reloads_total "
                 + QByteArray::number(store.scriptReloads) + '\n';

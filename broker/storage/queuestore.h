@@ -29,6 +29,16 @@ struct MessageRef
     QString user;    // who acts, for the event log
 };
 
+// Something about the store that an operator must hear of (for /errors and the desktop), beyond
+// the failure of one call: a queue recreated, spooled messages that cannot be delivered.
+struct StoreIncident
+{
+    enum class Level { Info, Warning, Error };
+    Level level = Level::Warning;
+    QString code;    // short and stable, e.g. "queue_recreated"
+    QString message; // safe to show: no paths, no secrets
+};
+
 // Told what happens inside the store, as it happens (in the engine's thread).
 class StoreListener
 {
@@ -37,6 +47,7 @@ public:
     virtual void messageEvent(const MessageEvent &event) = 0;
     // Messages became deliverable in `queue` (publish, nack, expired lease, delay over).
     virtual void messagesAvailable(const QString &queue) = 0;
+    virtual void storeIncident(const StoreIncident &incident) { Q_UNUSED(incident); }
 };
 
 // Where queues and messages live. Implementations: MemoryStore (embedded, default) and the Redis

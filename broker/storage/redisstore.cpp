@@ -76,7 +76,15 @@ StoreStatus RedisStore::status() const
     status.connectionsReady = m_pool->readyCount();
     status.connections = m_pool->size();
     status.reconnects = m_pool->reconnects();
-    status.spooledMessages = m_spool ? m_spool->messageCount() : 0;
+    if (m_spool) {
+        status.spooledMessages = m_spool->messageCount();
+        status.spooledBytes = m_spool->byteCount();
+        status.spoolMaxMessages = std::max<qint64>(0, m_spool->limits().maxMessages);
+        status.spoolMaxBytes = std::max<qint64>(0, m_spool->limits().maxBytes);
+    }
+    status.queuesRecreated = m_queuesRecreated;
+    status.spoolDiscarded = m_spoolDiscarded;
+    status.spoolBlocked = m_spoolBlocked;
     status.scriptReloads = m_scripts->reloads();
     status.lastError = m_pool->lastError();
     return status;
@@ -120,7 +128,7 @@ void RedisStore::run(const Script &script, const QString &queue, QByteArrayList 
                      const QString &user)
 {
     QByteArrayList keys{key(queue, "meta")};
-    if (&script == &m_script->create || &script == &m_script->remove)
+    if (&script == &m_script->create || &script == &m_script->remove || &script == &m_script->drain)
         keys.append(m_prefix + "queues");
     args.prepend(QByteArray::number(m_clock.nowMs()));
     args.prepend(queue.toUtf8());
@@ -129,7 +137,10 @@ void RedisStore::run(const Script &script, const QString &queue, QByteArrayList 
         if (!reply)
             return done(reply.error());
         if (const Result<void> refused = RedisScripts::replyError(*reply); !refused) {
-            if (refused.error().code == ErrorCode::QueueNotFound || refused.error().code == ErrorCode::Conflict)
+            // A queue missing while the spool holds messages for it is created again when they
+            // drain: its configuration stays known, so that publishes keep queueing behind them.
+            const bool spooled = m_spool && m_spool->messageCount(queue) > 0;
+            if ((refused.error().code == ErrorCode::QueueNotFound && !spooled) || refused.error().code == ErrorCode::Conflict)
                 m_configs.remove(queue);
             return done(refused.error());
         }
@@ -177,9 +188,9 @@ void RedisStore::logBreakerChange(CircuitBreaker::State before, const QString &f
     if (after == before)
         return;
     if (after == CircuitBreaker::State::Open)
-        qCWarning(lcStorage).noquote() << QStringLiteral("Redis is out of reach (%1): circuit breaker open for %2 s%3")
+        qCWarning(lcStorage).noquote() << QStringLiteral("Redis is out of reach (%1): circuit breaker open, next probe in %2 s%3")
                                               .arg(failure)
-                                              .arg(double(m_options.breaker.openMs) / 1000.0)
+                                              .arg(double(m_breaker.pauseMs()) / 1000.0)
                                               .arg(m_spool ? QStringLiteral(", publishes go to the spool") : QString());
     else if (after == CircuitBreaker::State::Closed)
         qCInfo(lcStorage).noquote() << QStringLiteral("Redis answers again: circuit breaker closed%1")
@@ -259,6 +270,7 @@ void RedisStore::createQueue(const QString &name, const QueueConfig &config, Com
         if (!reply)
             return done(reply.error());
         m_configs.insert(name, config);
+        m_lastSizes.insert(name, 0);
         QueueInfo info;
         info.name = name;
         info.config = config;
@@ -271,6 +283,7 @@ void RedisStore::deleteQueue(const QString &name, Completion<qint64> done)
 {
     run(m_script->remove, name, {}, Retry::Never, [this, name, done = std::move(done)](Result<RedisReply> reply) {
         m_configs.remove(name);
+        m_lastSizes.remove(name);
         if (!reply)
             return done(reply.error());
         done(integerOf(*reply));
@@ -295,6 +308,7 @@ void RedisStore::queueInfo(const QString &name, Completion<QueueInfo> done)
             return done(reply.error());
         QueueInfo info = RedisScripts::queueInfo(name, *reply);
         m_configs.insert(name, info.config);
+        m_lastSizes.insert(name, info.depth + info.delayed + info.inFlight);
         done(std::move(info));
     });
 }
@@ -351,65 +365,6 @@ void RedisStore::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
                     });
 }
 
-// Publish spool --------------------------------------------------------------------------------
-
-void RedisStore::spoolPublish(const QString &name, const QByteArrayList &publishArgs, PublishResult result,
-                              const QString &publisher, Completion<PublishResult> done)
-{
-    // Only queues this broker has seen: a publish to a queue nobody knows must not be accepted.
-    if (!m_configs.contains(name)) {
-        return done(Error{ErrorCode::Unavailable,
-                          QStringLiteral("Redis is unavailable and this broker does not know queue '%1' yet").arg(name)});
-    }
-    QList<PublishSpool::Message> messages;
-    for (qsizetype i = 0; i + 1 < publishArgs.size(); i += 2)
-        messages.append({publishArgs[i].toLongLong(), publishArgs[i + 1]});
-    m_spool->append(name, std::move(messages),
-                    [this, name, publisher, result = std::move(result), done = std::move(done)](Result<void> written) mutable {
-                        if (!written)
-                            return done(written.error());
-                        for (const QString &id : std::as_const(result.messageIds))
-                            emitEvent(MessageEventKind::Published, name, id, 0, publisher, QStringLiteral("spooled"));
-                        result.queueSize = -1; // unknown until Redis has them
-                        if (!m_drainTimer.isActive())
-                            m_drainTimer.start();
-                        done(std::move(result));
-                    });
-}
-
-void RedisStore::drainSpool()
-{
-    if (m_draining || !m_spool)
-        return;
-    if (m_spool->isEmpty()) {
-        if (!m_spool->hasWork())
-            m_drainTimer.stop();
-        return;
-    }
-    const PublishSpool::Batch &batch = m_spool->front();
-    QByteArrayList args{m_spool->identity(), QByteArray::number(batch.number)};
-    for (const PublishSpool::Message &message : batch.messages)
-        args << QByteArray::number(message.dueMs) << message.stored;
-    m_draining = true;
-    const QString queue = batch.queue;
-    const qint64 count = batch.messages.size();
-    run(m_script->drain, queue, std::move(args), Retry::Never, [this, queue, count](Result<RedisReply> reply) {
-        m_draining = false;
-        if (!reply && reply.error().code != ErrorCode::QueueNotFound)
-            return; // still out of reach (the breaker decides when to try again): the batch stays
-        if (!reply)
-            qCWarning(lcStorage).noquote()
-                << QStringLiteral("publish spool: queue %1 was deleted while %2 spooled messages waited for it; "
-                                  "they are dropped")
-                       .arg(queue)
-                       .arg(count);
-        else if (m_listener)
-            m_listener->messagesAvailable(queue);
-        m_spool->drained();
-        drainSpool(); // the next batch at once
-    });
-}
-
 // Messages -------------------------------------------------------------------------------------
 
 void RedisStore::publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
@@ -445,6 +400,7 @@ void RedisStore::publish(const QString &name, const QList<NewMessage> &messages,
                 if (!reply)
                     return done(reply.error());
                 result.queueSize = integerOf(*reply);
+                m_lastSizes.insert(name, result.queueSize);
                 for (const QString &id : std::as_const(result.messageIds))
                     emitEvent(MessageEventKind::Published, name, id, 0, publisher);
                 if (anyReady && m_listener)
@@ -497,6 +453,9 @@ void RedisStore::consume(const QString &name, const ConsumeRequest &request, Com
                                   stream ? group : QString());
                     delivered.append(std::move(message));
                 }
+                // Delivered with acknowledge=true: gone from the queue (streams keep their entries).
+                if (request.acknowledge && !stream && m_lastSizes.contains(name))
+                    m_lastSizes[name] = std::max<qint64>(0, m_lastSizes[name] - delivered.size());
                 done(std::move(delivered));
             });
     });

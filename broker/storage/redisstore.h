@@ -25,12 +25,13 @@ struct RedisStoreOptions
     Redis::ConnectionOptions connection;
     Redis::PoolOptions pool;
     QString keyPrefix = QStringLiteral("brokerdesk:"); // every key starts with it
-    CircuitBreaker::Options breaker;                    // 5 failures in a row -> open for 30 s
+    CircuitBreaker::Options breaker; // 5 failures in a row -> open; probes after 1 s, 2 s, ... up to 30 s
     // Reads (queue info, list, browse) that fail for want of an answer are tried again this way.
     // Changes are not: their outcome is unknown after a timeout, and a retry could apply them twice.
     RetryPolicy readRetry{100, 2.0, 30'000, 3};
     int maintenanceBatch = 1000; // messages the reaper handles per queue, step and kind
     int spoolDrainIntervalMs = 500; // how often a non-empty spool tries to reach Redis
+    int spoolBlockedReminderMs = 60'000; // how often a blocked spool is recorded again (/errors)
 };
 
 // Queues in Redis (or Valkey), shared by every broker that uses the same server and prefix.
@@ -45,6 +46,11 @@ struct RedisStoreOptions
 // trip it. With a publish spool, publishes to queues this broker knows are taken while Redis is
 // out of reach (health Degraded), written to the spool's journal, and delivered to Redis in
 // order once it answers again; until the spool is empty, newer publishes queue up behind it.
+// A spooled publish is judged against max_size on what this broker knows (the queue's last
+// known size plus what it spooled for it). A queue missing when its batch drains is created
+// again from the configuration recorded with the batch (and reported), unless it was deleted on
+// purpose; a batch that cannot be delivered stays at the head of the spool and is reported until
+// an admin acts (docs/redis.md, "When Redis fails").
 class RedisStore final : public QueueStore
 {
 public:
@@ -108,6 +114,13 @@ private:
     void spoolPublish(const QString &name, const QByteArrayList &publishArgs, PublishResult result,
                       const QString &publisher, Completion<PublishResult> done);
     void drainSpool();
+    // The drain script's answer for the front batch.
+    void drained(const PublishSpool::Batch &batch, Result<Redis::RedisReply> reply);
+    // The front batch cannot be delivered: it stays, and the operator hears of it.
+    void blockSpool(const QString &reason);
+    void report(StoreIncident::Level level, const QString &code, const QString &message);
+    // What this broker knows of the queue's size: its last known size plus what it spooled for it.
+    qint64 knownSize(const QString &queue) const;
     QString newReceipt();
 
     RedisStoreOptions m_options;
@@ -123,6 +136,13 @@ private:
     bool m_draining = false; // a batch is on its way to Redis
     CircuitBreaker m_breaker;
     QHash<QString, QueueConfig> m_configs; // what this broker last saw; scripts check the type
+    // Messages held by each queue (ready + delayed + in flight) when this broker last saw it: an
+    // estimate for judging max_size while publishes are spooled.
+    QHash<QString, qint64> m_lastSizes;
+    qint64 m_queuesRecreated = 0;
+    qint64 m_spoolDiscarded = 0;
+    QString m_spoolBlocked;       // why the front batch cannot be delivered; empty: it can
+    qint64 m_blockedReportedMs = 0;
     std::mt19937_64 m_random;
     quint64 m_node = 0;          // distinguishes this broker's message ids from other brokers'
     qint64 m_lastIdMs = 0;

@@ -1,6 +1,8 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- KEYS: meta, registry   ARGV: prefix, queue
+-- KEYS: meta, registry   ARGV: prefix, queue, now
 -- Replies like the memory store: 1 for the queue's record, plus 1 when it still held messages.
+-- Leaves P{Q}:deleted (the time, for a day) so that a publish spool draining later can tell a
+-- queue deleted on purpose from one Redis lost (see drain.lua).
 local q = open(ARGV[1], ARGV[2])
 if not q then return notFound() end
 local held
@@ -17,4 +19,5 @@ if q.type == 'stream' then
 end
 redis.call('DEL', unpack(keys))
 redis.call('SREM', ARGV[1] .. 'queues', ARGV[2])
+redis.call('SET', ARGV[1] .. '{' .. ARGV[2] .. '}:deleted', ARGV[3], 'PX', 86400000)
 return {1 + (held > 0 and 1 or 0), EVENTS}

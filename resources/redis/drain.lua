@@ -1,17 +1,35 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- Delivers one batch from a broker's publish spool (publishes it accepted while Redis was out of
 -- reach). Idempotent: P{Q}:spooled remembers the highest batch number taken from each spool
--- identity, so a batch sent again after a lost reply is taken once. max_size is not enforced:
--- the publisher was told yes long ago, and refusing now would lose the messages.
--- KEYS: meta   ARGV: prefix, queue, now, spool identity, batch number, then per message: due, message
--- Replies 1 when taken, 0 when it had been taken before; QUEUE_NOT_FOUND when the queue is gone.
-local q = open(ARGV[1], ARGV[2])
-if not q then return notFound() end
+-- identity, so a batch sent again after a lost reply is taken once. max_size is not enforced
+-- here: the publisher was told yes long ago (the broker judged max_size when it spooled them),
+-- and refusing now would lose the messages.
+-- A queue that is missing was either deleted on purpose (delete.lua leaves P{Q}:deleted for a
+-- day) or lost with Redis's data (restarted empty, restored from an older snapshot). Deleted:
+-- the messages go with their queue, as they would have had Redis taken them before the delete.
+-- Lost: the queue is created again from the configuration the spool recorded with the batch.
+-- KEYS: meta   ARGV: prefix, queue, now, spool identity, batch number, config known (1/0), type,
+--               max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue,
+--               then per message: due, message
+-- Replies 1 when taken, 0 when it had been taken before, 2 when taken into a queue created again,
+-- 3 when the queue was deleted on purpose (nothing taken); QUEUE_NOT_FOUND when the queue is
+-- missing and the batch carries no configuration to create it from.
+local prefix, name = ARGV[1], ARGV[2]
+local first = 13
+local q = open(prefix, name)
+local status = 1
+if not q then
+  if redis.call('EXISTS', prefix .. '{' .. name .. '}:deleted') == 1 then return {3, EVENTS} end
+  if ARGV[6] ~= '1' then return notFound() end
+  createQueue(prefix, name, ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[3])
+  q = open(prefix, name)
+  status = 2
+end
 local now = tonumber(ARGV[3])
-local marks = ARGV[1] .. '{' .. ARGV[2] .. '}:spooled'
+local marks = prefix .. '{' .. name .. '}:spooled'
 local number = tonumber(ARGV[5])
 if number <= tonumber(redis.call('HGET', marks, ARGV[4]) or '0') then return {0, EVENTS} end
-for i = 6, #ARGV, 2 do
+for i = first, #ARGV, 2 do
   local due = tonumber(ARGV[i])
   if due > now then
     redis.call('ZADD', q.delayed, due, ARGV[i + 1])
@@ -19,6 +37,6 @@ for i = 6, #ARGV, 2 do
     pushReady(q, ARGV[i + 1])
   end
 end
-count(q, 'published', (#ARGV - 5) / 2)
+count(q, 'published', (#ARGV - first + 1) / 2)
 redis.call('HSET', marks, ARGV[4], number)
-return {1, EVENTS}
+return {status, EVENTS}

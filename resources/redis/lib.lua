@@ -16,6 +16,7 @@
 --                           entry without one is claimable (its lease ran out or it was nacked)
 --   P{Q}:gd:<group>  ZSET   stream queues: entry id scored by lease deadline (ms)
 --   P{Q}:spooled     HASH   publish spool identity -> highest batch number drained into this queue
+--   P{Q}:deleted     STRING when the queue was deleted (ms), kept for a day after a delete (drain.lua)
 --   Pqueues          SET    names of all queues (the registry; never KEYS)
 --   Pnodes           STRING counter that gives each broker its node number for message ids
 --
@@ -75,6 +76,7 @@ local function createQueue(prefix, name, qtype, maxSize, ttl, visibility, maxDel
              'published', 0, 'delivered', 0, 'acked', 0, 'nacked', 0, 'expired', 0, 'dead_lettered', 0,
              'dropped', 0, 'redriven', 0)
   redis.call('SADD', prefix .. 'queues', name)
+  redis.call('DEL', prefix .. '{' .. name .. '}:deleted')
   return true
 end
 

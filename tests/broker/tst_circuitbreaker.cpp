@@ -17,6 +17,9 @@ private Q_SLOTS:
     void halfOpenLetsOneProbeThrough();
     void failedProbeOpensAgain();
     void lateFailuresDoNotExtendThePause();
+    void probePausesDoubleUpToTheOpenTime_data();
+    void probePausesDoubleUpToTheOpenTime();
+    void aSuccessfulProbeResetsThePauses();
     void retryCeilingsDoubleUpToTheCap_data();
     void retryCeilingsDoubleUpToTheCap();
     void retryDelaysAreJitteredWithinTheCeiling();
@@ -36,7 +39,7 @@ void TestCircuitBreaker::opensAfterConsecutiveFailures()
     QCOMPARE(breaker.state(), CircuitBreaker::State::Open);
     QVERIFY(!breaker.allowRequest());
     QCOMPARE(breaker.timesOpened(), 1);
-    QCOMPARE(breaker.retryAtMs(), clock.nowMs() + 30'000);
+    QCOMPARE(breaker.retryAtMs(), clock.nowMs() + 1000); // the first probe comes soon
 }
 
 void TestCircuitBreaker::successResetsTheCount()
@@ -55,7 +58,7 @@ void TestCircuitBreaker::successResetsTheCount()
 void TestCircuitBreaker::halfOpenLetsOneProbeThrough()
 {
     ManualClock clock;
-    CircuitBreaker breaker({1, 30'000}, clock);
+    CircuitBreaker breaker({1, 30'000, 30'000}, clock);
     breaker.recordFailure();
     clock.advanceMs(29'999);
     QVERIFY(!breaker.allowRequest());
@@ -92,6 +95,54 @@ void TestCircuitBreaker::lateFailuresDoNotExtendThePause()
     breaker.recordFailure(); // a call that went out before the breaker opened
     QCOMPARE(breaker.retryAtMs(), retryAt);
     QCOMPARE(breaker.timesOpened(), 1);
+}
+
+void TestCircuitBreaker::probePausesDoubleUpToTheOpenTime_data()
+{
+    QTest::addColumn<qint64>("firstProbeMs");
+    QTest::addColumn<qint64>("openMs");
+    QTest::addColumn<QList<qint64>>("pauses"); // after opening, then after each failed probe
+    QTest::addRow("1s-doubling-to-30s") << qint64(1000) << qint64(30'000)
+                                        << QList<qint64>{1000, 2000, 4000, 8000, 16'000, 30'000, 30'000};
+    QTest::addRow("first-probe-capped-by-open-time") << qint64(5000) << qint64(2000)
+                                                     << QList<qint64>{2000, 2000, 2000};
+    QTest::addRow("no-first-probe-means-open-time") << qint64(0) << qint64(3000) << QList<qint64>{3000, 3000};
+}
+
+void TestCircuitBreaker::probePausesDoubleUpToTheOpenTime()
+{
+    QFETCH(qint64, firstProbeMs);
+    QFETCH(qint64, openMs);
+    QFETCH(QList<qint64>, pauses);
+    ManualClock clock;
+    CircuitBreaker breaker({1, openMs, firstProbeMs}, clock);
+    breaker.recordFailure();
+    for (qsizetype i = 0; i < pauses.size(); ++i) {
+        QCOMPARE(breaker.state(), CircuitBreaker::State::Open);
+        QCOMPARE(breaker.retryAtMs(), clock.nowMs() + pauses[i]);
+        clock.advanceMs(pauses[i] - 1);
+        QVERIFY(!breaker.allowRequest());
+        clock.advanceMs(1);
+        QVERIFY(breaker.allowRequest()); // the probe
+        breaker.recordFailure();
+    }
+    QCOMPARE(breaker.timesOpened(), pauses.size() + 1);
+}
+
+void TestCircuitBreaker::aSuccessfulProbeResetsThePauses()
+{
+    ManualClock clock;
+    CircuitBreaker breaker({1, 30'000, 1000}, clock);
+    breaker.recordFailure();
+    clock.advanceMs(1000);
+    QVERIFY(breaker.allowRequest());
+    breaker.recordFailure(); // pause now 2 s
+    clock.advanceMs(2000);
+    QVERIFY(breaker.allowRequest());
+    breaker.recordSuccess();
+    QCOMPARE(breaker.state(), CircuitBreaker::State::Closed);
+    breaker.recordFailure(); // opens from Closed again: back to the first pause
+    QCOMPARE(breaker.retryAtMs(), clock.nowMs() + 1000);
 }
 
 void TestCircuitBreaker::retryCeilingsDoubleUpToTheCap_data()

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Redis store where it differs from the memory store: what Redis shows to other tools,
-// several brokers on one Redis, and surviving Redis going away (breaker, spool, SCRIPT FLUSH).
+// several brokers on one Redis, and surviving Redis going away (breaker, spool, SCRIPT FLUSH):
+// a queue missing when the spool drains (Redis lost its data, or an admin deleted it), max_size
+// and the spool's own bound while publishes are spooled, probes soon after Redis is back.
+#include "storage/journalwriter.h"
 #include "storage/redismessage.h"
 #include "storage/redisstore.h"
 
@@ -9,6 +12,7 @@
 #include "../support/awaitresult.h"
 #include "../support/redisserver.h"
 
+#include <QDataStream>
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
@@ -59,12 +63,31 @@ NewMessage message(int n)
     return m;
 }
 
+// What the store told its listener: the incidents an operator hears of.
+struct IncidentLog final : StoreListener
+{
+    void messageEvent(const MessageEvent &) override {}
+    void messagesAvailable(const QString &) override {}
+    void storeIncident(const StoreIncident &incident) override { incidents.append(incident); }
+    QStringList codes() const
+    {
+        QStringList out;
+        for (const StoreIncident &incident : incidents)
+            out.append(incident.code);
+        return out;
+    }
+    QList<StoreIncident> incidents;
+};
+
 struct Store
 {
-    explicit Store(quint16 port, const QString &spoolPath = {}) : store(optionsFor(port), types, clock)
+    explicit Store(quint16 port, const QString &spoolPath = {}, PublishSpool::Limits limits = PublishSpool::Limits(),
+                   std::optional<RedisStoreOptions> options = std::nullopt)
+        : store(options.value_or(optionsFor(port)), types, clock)
     {
+        store.setListener(&log);
         if (!spoolPath.isEmpty())
-            store.setSpool(std::move(PublishSpool::open(spoolPath).value()));
+            store.setSpool(std::move(PublishSpool::open(spoolPath, limits).value()));
         store.start();
         waitUntil([&] { return store.pool().readyCount() == 2; });
     }
@@ -82,8 +105,43 @@ struct Store
     }
     QueueTypeRegistry types;
     SystemClock clock;
+    IncidentLog log;
     RedisStore store;
 };
+
+QByteArray storedMessage(int n)
+{
+    return RedisMessage::encode(QStringLiteral("msg-%1").arg(n, 16, 10, QLatin1Char('0')),
+                                QDateTime::currentMSecsSinceEpoch() * 1000, message(n), "alice");
+}
+
+// A spool file holding one batch of `count` messages for `queue`, as a broker leaves it when it
+// stops while Redis is away. `withConfig` false: as a broker of an earlier version wrote it.
+void writeSpool(const QString &path, const QString &queue, const QueueConfig &config, int count, bool withConfig)
+{
+    QList<PublishSpool::Message> messages;
+    for (int i = 1; i <= count; ++i)
+        messages.append({0, storedMessage(i)});
+    if (withConfig) {
+        auto spool = PublishSpool::open(path).value();
+        std::optional<Result<void>> written;
+        spool->append(queue, config, messages, [&](Result<void> r) { written = std::move(r); });
+        QVERIFY(waitUntil([&] { return written.has_value(); }));
+        QVERIFY(written->ok());
+        return;
+    }
+    auto writer = JournalWriter::open(path, JournalWriter::Fsync::Always, 0).value();
+    QByteArray identity, batch;
+    QDataStream(&identity, QIODevice::WriteOnly) << quint8(1) << QByteArray("earlier-version") << quint64(1);
+    QDataStream out(&batch, QIODevice::WriteOnly);
+    out.setVersion(QDataStream::Qt_6_4);
+    out << quint8(2) << quint64(1) << queue << quint32(messages.size());
+    for (const PublishSpool::Message &m : messages)
+        out << m.dueMs << m.stored;
+    writer->append(identity, [](Result<void>) {});
+    writer->append(batch, [](Result<void>) {});
+    writer->flushNow();
+}
 
 QList<int> numbersOf(const QList<Message> &messages)
 {
@@ -111,6 +169,12 @@ private Q_SLOTS:
     void spoolTakesPublishesWhileRedisIsDownAndDrainsInOrder();
     void spoolDrainIsIdempotent();
     void unknownQueueIsNotSpooled();
+    void aQueueMissingAtDrain_data();
+    void aQueueMissingAtDrain();
+    void restartedEmptyUnderPublishesLosesNothingAcknowledged();
+    void spooledPublishesRespectMaxSize();
+    void aFullSpoolAnswersUnavailable();
+    void serviceReturnsWithinAboutASecondOfRedis();
 
 private:
     RedisServer m_redis;
@@ -308,7 +372,7 @@ void TestRedisStore::spoolDrainIsIdempotent()
     {
         auto spool = PublishSpool::open(path).value();
         std::optional<Result<void>> written;
-        spool->append("q", {{0, RedisMessage::encode("msg-0000000000000001", QDateTime::currentMSecsSinceEpoch() * 1000,
+        spool->append("q", configOf("list"), {{0, RedisMessage::encode("msg-0000000000000001", QDateTime::currentMSecsSinceEpoch() * 1000,
                                                     message(1), "alice")}},
                       [&](Result<void> r) { written = std::move(r); });
         QVERIFY(waitUntil([&] { return written.has_value(); }));
@@ -333,6 +397,202 @@ void TestRedisStore::unknownQueueIsNotSpooled()
     const auto r = s.publish("never-seen", 1);
     QCOMPARE(r.error().code, ErrorCode::Unavailable);
     QVERIFY(!s.store.spool()->hasWork());
+}
+
+void TestRedisStore::aQueueMissingAtDrain_data()
+{
+    QTest::addColumn<QString>("meanwhile"); // what happened to the queue in Redis while the batch waited
+    QTest::addColumn<bool>("withConfig");   // the batch carries its queue's configuration
+    QTest::addColumn<int>("delivered");     // messages the queue holds once the spool is empty
+    QTest::addColumn<QString>("incident");
+    QTest::addColumn<qint64>("recreated");
+    QTest::addColumn<qint64>("discarded");
+    QTest::addRow("redis-lost-its-data-queue-recreated") << "flushall" << true << 5 << "queue_recreated"
+                                                         << qint64(1) << qint64(0);
+    QTest::addRow("deleted-on-purpose-messages-go-with-it") << "delete" << true << 0 << "spooled_messages_discarded"
+                                                            << qint64(0) << qint64(5);
+    QTest::addRow("deleted-and-created-again-delivered-there") << "delete-create" << true << 5 << "" << qint64(0)
+                                                               << qint64(0);
+    QTest::addRow("no-config-recorded-kept-until-created") << "flushall" << false << 5 << "spool_blocked" << qint64(0)
+                                                           << qint64(0);
+}
+
+void TestRedisStore::aQueueMissingAtDrain()
+{
+    QFETCH(QString, meanwhile);
+    QFETCH(bool, withConfig);
+    QFETCH(int, delivered);
+    QFETCH(QString, incident);
+    QFETCH(qint64, recreated);
+    QFETCH(qint64, discarded);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("spool");
+    QueueConfig config = configOf("priority", 7);
+    config.maxSize = 1234;
+    {
+        Store admin(m_redis.port());
+        QVERIFY(get<QueueInfo>([&](auto d) { admin.store.createQueue("jobs", config, d); }).ok());
+        writeSpool(path, "jobs", config, 5, withConfig);
+        if (meanwhile == "flushall")
+            m_redis.cli({"FLUSHALL"});
+        if (meanwhile.startsWith("delete"))
+            QVERIFY(get<qint64>([&](auto d) { admin.store.deleteQueue("jobs", d); }).ok());
+        if (meanwhile == "delete-create")
+            QVERIFY(get<QueueInfo>([&](auto d) { admin.store.createQueue("jobs", configOf("list"), d); }).ok());
+    }
+    Store s(m_redis.port(), path);
+    if (!withConfig) {
+        // Nothing to create it from: the batch stays, and says so until an admin acts.
+        QVERIFY(waitUntil([&] { return !s.store.status().spoolBlocked.isEmpty(); }, 5000));
+        QTest::qWait(300); // several drain attempts: still kept, reported once
+        QCOMPARE(s.store.spool()->messageCount(), 5);
+        QCOMPARE(s.log.codes().count("spool_blocked"), 1);
+        QVERIFY(s.log.incidents.first().message.contains("Create the queue"));
+        QCOMPARE(s.store.health(), HealthStatus::Degraded);
+        QVERIFY(get<QueueInfo>([&](auto d) { s.store.createQueue("jobs", config, d); }).ok());
+    }
+    QVERIFY(waitUntil([&] { return s.store.spool()->isEmpty(); }, 5000));
+    QVERIFY(s.store.status().spoolBlocked.isEmpty());
+    if (!incident.isEmpty())
+        QVERIFY2(s.log.codes().contains(incident), qPrintable(s.log.codes().join(",")));
+    QCOMPARE(s.store.status().queuesRecreated, recreated);
+    QCOMPARE(s.store.status().spoolDiscarded, discarded);
+    const Result<QueueInfo> info = get<QueueInfo>([&](auto d) { s.store.queueInfo("jobs", d); });
+    if (meanwhile == "delete") {
+        QCOMPARE(info.error().code, ErrorCode::QueueNotFound); // not brought back
+        return;
+    }
+    QVERIFY(info.ok());
+    QCOMPARE(info->depth, delivered);
+    if (meanwhile == "flushall")
+        QCOMPARE(info->config, config); // created again as it was
+    QCOMPARE(numbersOf(*s.consume("jobs", 10)).size(), delivered);
+}
+
+void TestRedisStore::restartedEmptyUnderPublishesLosesNothingAcknowledged()
+{
+    QTemporaryDir dir;
+    Store s(m_redis.port(), dir.filePath("spool"));
+    QVERIFY(get<QueueInfo>([&](auto d) { s.store.createQueue("q", configOf("list"), d); }).ok());
+    QList<int> acknowledged;
+    int n = 0;
+    for (; n < 20; ++n) {
+        if (s.publish("q", n).ok())
+            acknowledged.append(n);
+    }
+    QCOMPARE(acknowledged.size(), 20);
+    QCOMPARE(s.consume("q", 100)->size(), 20);
+    acknowledged.clear(); // the first 20 were consumed; only what follows is owed
+    m_redis.kill();
+    for (; n < 220; ++n) {
+        if (s.publish("q", n).ok())
+            acknowledged.append(n);
+    }
+    QVERIFY(s.store.spool()->messageCount() >= 190);
+    QElapsedTimer sinceRestart;
+    QVERIFY(m_redis.restartEmpty());
+    sinceRestart.start();
+    QVERIFY(waitUntil([&] { return s.store.spool()->isEmpty(); }, 10'000));
+    const qint64 drainedAfterMs = sinceRestart.elapsed();
+    QList<int> delivered;
+    for (int i = 0; i < 5; ++i)
+        delivered += numbersOf(*s.consume("q", 100));
+    const QSet<int> owed(acknowledged.cbegin(), acknowledged.cend()), got(delivered.cbegin(), delivered.cend());
+    const qint64 lost = (owed - got).size(), duplicated = delivered.size() - got.size();
+    qInfo("redis restarted empty with %lld publishes spooled: delivered %lld, lost %lld, duplicated %lld, "
+          "spool drained %lld ms after Redis was back, queues recreated %lld",
+          qint64(acknowledged.size()), qint64(delivered.size()), lost, duplicated, drainedAfterMs,
+          s.store.status().queuesRecreated);
+    QCOMPARE(lost, 0);
+    QCOMPARE(duplicated, 0);
+    QCOMPARE(delivered, acknowledged); // in publish order
+    QCOMPARE(s.store.status().queuesRecreated, 1);
+    QVERIFY(s.log.codes().contains("queue_recreated"));
+}
+
+void TestRedisStore::spooledPublishesRespectMaxSize()
+{
+    QTemporaryDir dir;
+    Store s(m_redis.port(), dir.filePath("spool"));
+    QueueConfig config = configOf("list");
+    config.maxSize = 10;
+    QVERIFY(get<QueueInfo>([&](auto d) { s.store.createQueue("capped", config, d); }).ok());
+    for (int i = 0; i < 4; ++i)
+        QVERIFY(s.publish("capped", i).ok());
+    m_redis.kill();
+    int spooled = 0, full = 0;
+    for (int i = 0; i < 30; ++i) {
+        const Result<PublishResult> r = s.publish("capped", 100 + i);
+        if (r)
+            ++spooled;
+        else if (r.error().code == ErrorCode::QueueFull)
+            ++full;
+    }
+    QVERIFY2(spooled <= 6 && spooled >= 5, qPrintable(QString::number(spooled))); // one may be in flight at the kill
+    QVERIFY(full >= 20);
+    QVERIFY(m_redis.restart()); // with its data (AOF): the 4 are still there
+    QVERIFY(waitUntil([&] { return s.store.spool()->isEmpty(); }, 10'000));
+    const Result<QueueInfo> info = get<QueueInfo>([&](auto d) { s.store.queueInfo("capped", d); });
+    QVERIFY(info.ok());
+    QCOMPARE(info->depth, 4 + spooled);
+    QVERIFY(info->depth <= 10);
+}
+
+void TestRedisStore::aFullSpoolAnswersUnavailable()
+{
+    QTemporaryDir dir;
+    Store s(m_redis.port(), dir.filePath("spool"), PublishSpool::Limits{5, 0});
+    QVERIFY(get<QueueInfo>([&](auto d) { s.store.createQueue("q", configOf("list"), d); }).ok());
+    QVERIFY(s.publish("q", 0).ok());
+    m_redis.kill();
+    int accepted = 0;
+    std::optional<Error> refusal;
+    for (int i = 1; i <= 12; ++i) {
+        const Result<PublishResult> r = s.publish("q", i);
+        if (r)
+            ++accepted;
+        else if (r.error().message.contains("spool is full"))
+            refusal = r.error();
+    }
+    QCOMPARE(accepted, 5);
+    QVERIFY(refusal.has_value());
+    QCOMPARE(refusal->code, ErrorCode::Unavailable); // 503 with Retry-After
+    QCOMPARE(s.store.status().spooledMessages, 5);
+    QCOMPARE(s.store.status().spoolMaxMessages, 5);
+    QVERIFY(m_redis.restart());
+    QVERIFY(waitUntil([&] { return s.store.spool()->isEmpty(); }, 10'000));
+    QVERIFY(s.publish("q", 99).ok()); // room again
+}
+
+void TestRedisStore::serviceReturnsWithinAboutASecondOfRedis()
+{
+    // The production pauses: 1 s first, up to 30 s. Redis stays away long enough for a few failed
+    // probes; once back, the next probe is at most the current pause away.
+    RedisStoreOptions options = optionsFor(m_redis.port());
+    options.breaker = {3, 30'000, 1000};
+    Store s(m_redis.port(), {}, PublishSpool::Limits(), options);
+    QVERIFY(get<QueueInfo>([&](auto d) { s.store.createQueue("q", configOf("list"), d); }).ok());
+    m_redis.kill();
+    QElapsedTimer down;
+    down.start();
+    while (down.elapsed() < 2500) {
+        (void)s.consume("q", 1);
+        QTest::qWait(50);
+    }
+    QCOMPARE(s.store.status().breaker, QString("open"));
+    QVERIFY(m_redis.restart());
+    QElapsedTimer back;
+    back.start();
+    bool served = false;
+    while (!served && back.elapsed() < 10'000) {
+        served = s.consume("q", 1).ok();
+        if (!served)
+            QTest::qWait(50);
+    }
+    const qint64 recoveryMs = back.elapsed();
+    qInfo("consumers served again %lld ms after Redis was back (breaker open time 30 s)", recoveryMs);
+    QVERIFY(served);
+    QVERIFY2(recoveryMs < 5000, qPrintable(QString::number(recoveryMs))); // far from the 30 s open time
 }
 
 QTEST_GUILESS_MAIN(TestRedisStore)

@@ -4,6 +4,7 @@
 // Test servers for the Redis layer: a real redis-server on a free loopback port in a temporary
 // directory, and a "black hole" that accepts connections and never answers.
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QStandardPaths>
@@ -14,6 +15,9 @@
 
 #include <memory>
 #include <vector>
+
+#include <csignal>
+#include <sys/types.h>
 
 namespace Broker::Testing {
 
@@ -92,6 +96,20 @@ public:
     }
 
     bool restart() { return start(m_extraArgs); }
+    // Starts again with nothing (no AOF, no RDB): what a Redis without persistence, or one whose
+    // disk was replaced, comes back with. Only while stopped.
+    bool restartEmpty()
+    {
+        if (isRunning())
+            return false;
+        QDir dir(m_dir.path());
+        if (!dir.removeRecursively() || !dir.mkpath(QStringLiteral(".")))
+            return false;
+        return restart();
+    }
+    // SIGSTOP / SIGCONT: a server that keeps its connections but stops answering, then resumes.
+    void pause() { signal(SIGSTOP); }
+    void resume() { signal(SIGCONT); }
     bool isRunning() const { return m_process && m_process->state() == QProcess::Running; }
 
     quint16 port() const { return m_port; }
@@ -112,6 +130,12 @@ public:
     }
 
 private:
+    void signal(int number)
+    {
+        if (m_process && m_process->state() == QProcess::Running)
+            ::kill(pid_t(m_process->processId()), number);
+    }
+
     bool ping() const
     {
         QTcpSocket socket;
