@@ -196,6 +196,13 @@ void PublishSpool::append(const QString &queue, const QueueConfig &config, QList
                               .arg(m_bytes)
                               .arg(m_limits.maxMessages)
                               .arg(m_limits.maxBytes)});
+    if (m_writer->hasFailed()) {
+        // A write failed before (full disk, I/O error): the writer takes records again only once
+        // a probe is on disk. A "drained" record for batch 0 is one that replays to nothing.
+        if (const Result<void> recovered = m_writer->recover(drainedRecord(0)); !recovered)
+            return done(Error{ErrorCode::Unavailable, QStringLiteral("The publish spool cannot be written"),
+                              recovered.error().message});
+    }
     Batch batch{m_nextNumber++, queue, config, std::move(messages)};
     QByteArray record;
     QDataStream out(&record, QIODevice::WriteOnly);
@@ -233,11 +240,16 @@ void PublishSpool::drained()
     }
     if (!m_writer)
         return;
+    m_writer->append(drainedRecord(number), [](Result<void>) {});
+}
+
+QByteArray PublishSpool::drainedRecord(quint64 number)
+{
     QByteArray record;
     QDataStream out(&record, QIODevice::WriteOnly);
     out.setVersion(StreamVersion);
     out << quint8(RecordKind::Drained) << number;
-    m_writer->append(record, [](Result<void>) {});
+    return record;
 }
 
 } // namespace Broker

@@ -82,6 +82,7 @@ public:
     void drained();
 
 private:
+    static QByteArray drainedRecord(quint64 number);
     PublishSpool(QString path, Limits limits, std::unique_ptr<JournalWriter> writer, int lockFd);
     Result<void> startOver();
     void count(const Batch &batch, int sign);

@@ -62,6 +62,9 @@ public:
     void append(QByteArrayView payload, Completion done);
     // Called once per failure, in the owner's thread, before the first failed completion runs.
     void setFailureHook(std::function<void(const Error &)> hook) { m_failureHook = std::move(hook); }
+    // Whether writes are failing: a failure was reported and recover() has not succeeded since.
+    // Owner's thread.
+    bool hasFailed() const { return m_failureReported; }
     // While failed and idle: cuts the file back if that failed before, writes `probe` as a record
     // and syncs it. Success ends the failed state. Blocks the caller on the disk.
     Result<void> recover(QByteArrayView probe);

@@ -6,6 +6,7 @@
 // record; the store refuses changes meanwhile, says so, and recovers by itself once writes work;
 // a restart (or a crash image of the files) holds exactly the acknowledged changes.
 #include "engine/queuetyperegistry.h"
+#include "resilience/publishspool.h"
 #include "storage/journaledstore.h"
 #include "storage/journalfile.h"
 
@@ -64,6 +65,7 @@ private Q_SLOTS:
     void aConsumeThatFailedLeasesNothing();
     void aFailedSyncEverySecondStopsChanges();
     void aCompactionThatCannotWriteItsSnapshotLosesNothing();
+    void aSpoolThatCannotWriteRefusesAndRecovers();
 };
 
 void TestJournalFaults::aChangeThatWasNotWrittenNeverTakesEffect_data()
@@ -212,6 +214,39 @@ void TestJournalFaults::aCompactionThatCannotWriteItsSnapshotLosesNothing()
     QCOMPARE(dump(*reopened), state);
     QVERIFY(QFile::exists(path + ".snapshot"));
     QVERIFY(!QFile::exists(path + ".next"));
+}
+
+void TestJournalFaults::aSpoolThatCannotWriteRefusesAndRecovers()
+{
+    // The publish spool (Redis out of reach) on a full disk: a batch that is not on disk is
+    // refused and never drained; the spool takes batches again once the disk does.
+    FaultGuard guard;
+    QTemporaryDir dir;
+    const QString path = dir.filePath("publish.spool");
+    auto spool = PublishSpool::open(path);
+    QVERIFY(spool.ok());
+    auto append = [&](const QByteArray &payload) {
+        return awaitResult<void>([&](auto d) { (*spool)->append("q", QueueConfig{}, {PublishSpool::Message{0, payload}}, d); });
+    };
+    QVERIFY(append("kept-1").ok());
+    brokerfault_configure("match=publish.spool write=enospc after=10");
+    const Result<void> refused = append("refused");
+    QVERIFY(!refused.ok());
+    QCOMPARE(refused.error().code, ErrorCode::Unavailable);
+    QVERIFY(!append("refused-too").ok()); // the probe before it fails as well
+    QCOMPARE((*spool)->batchCount(), 1);
+    QCOMPARE((*spool)->messageCount(), 1);
+    brokerfault_configure("off");
+    QVERIFY(append("kept-2").ok());
+    QCOMPARE((*spool)->batchCount(), 2);
+    spool.value().reset();
+
+    auto reopened = PublishSpool::open(path);
+    QVERIFY(reopened.ok());
+    QCOMPARE((*reopened)->batchCount(), 2);
+    QCOMPARE((*reopened)->front().messages.first().stored, QByteArray("kept-1"));
+    (*reopened)->drained();
+    QCOMPARE((*reopened)->front().messages.first().stored, QByteArray("kept-2"));
 }
 
 QTEST_GUILESS_MAIN(TestJournalFaults)

@@ -208,7 +208,7 @@ private Q_SLOTS:
             duplicated += it.value() > 1 ? 1 : 0;
             refusedButDelivered += acknowledged.contains(it.key()) ? 0 : 1;
         }
-        qInfo("full disk (tmpfs 256 KiB, fsync always): 300 publishes, %lld acknowledged, %d refused; after a kill -9 "
+        qInfo("full disk (tmpfs 256 KiB, fsync always): 320 publishes, %lld acknowledged, %d refused; after a kill -9 "
               "and a start on the full disk, writable again %lld ms after space was freed; lost %lld, duplicated %lld, "
               "refused but delivered %lld",
               qint64(acknowledged.size()) - 1, refused, recoveredMs, lost, duplicated, refusedButDelivered);
