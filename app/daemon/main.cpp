@@ -66,8 +66,8 @@ int main(int argc, char **argv)
         return Ok;
     }
     if (parser.isSet(repairOption)) {
-        const QString journal = parser.value(repairOption);
-        const Broker::Result<Broker::JournaledStore::RepairReport> report = Broker::BrokerHost::repairJournal(journal);
+        const Broker::Result<Broker::JournaledStore::RepairReport> report =
+            Broker::BrokerHost::repairJournal(parser.value(repairOption));
         if (!report) {
             std::fprintf(stderr, "brokerd: %s\n", qPrintable(report.error().message));
             return StorageError;
@@ -76,9 +76,9 @@ int main(int argc, char **argv)
             std::printf("damaged: %s\n", qPrintable(damage));
         std::printf("kept %lld records; dropped %lld damaged bytes, %lld records this build cannot read and %lld that "
                     "depended on what was lost (%lld kept with the lease receipts they draw now); the original is "
-                    "%s.damaged\n",
+                    "%s\n",
                     report->kept, report->skippedBytes, report->undecodable, report->dependent, report->adjusted,
-                    qPrintable(journal));
+                    qPrintable(report->originalCopy));
         return Ok;
     }
     if (!parser.positionalArguments().isEmpty()) {

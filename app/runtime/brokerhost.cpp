@@ -245,8 +245,11 @@ void BrokerHost::stopAccepting()
 
 void BrokerHost::stop()
 {
-    // The API goes first, then the engine, then the store it drives; waiting consumers are
-    // answered on the way.
+    // Writes on their way to the disk complete first, while their clients can still be
+    // answered; then the API goes, then the engine, then the store it drives; waiting consumers
+    // are answered on the way.
+    if (m_store)
+        m_store->flush();
     m_rest.reset();
     m_broker.reset();
     m_store.reset();

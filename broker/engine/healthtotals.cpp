@@ -44,11 +44,19 @@ void HealthTotals::finish()
         answer();
 }
 
-HealthStatus HealthTotals::effectiveHealth(HealthStatus storeHealth, const StoreStatus &status)
+HealthStatus HealthTotals::effectiveHealth(HealthStatus storeHealth, StoreStatus &status,
+                                           const std::optional<QString> &countError)
 {
-    if (storeHealth == HealthStatus::Healthy && !status.writable)
-        return HealthStatus::Degraded;
-    return storeHealth;
+    HealthStatus health = storeHealth;
+    if (health == HealthStatus::Healthy && !status.writable)
+        health = HealthStatus::Degraded;
+    if (countError) {
+        if (health == HealthStatus::Healthy)
+            health = HealthStatus::Unhealthy;
+        if (status.lastError.isEmpty())
+            status.lastError = *countError;
+    }
+    return health;
 }
 
 } // namespace Broker

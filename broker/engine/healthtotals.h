@@ -8,6 +8,8 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
+
 #include <functional>
 
 namespace Broker {
@@ -51,8 +53,12 @@ public:
     bool countFailed() const { return m_countFailed; }
     const QString &countError() const { return m_countError; }
 
-    // The health to report: the store's, and Degraded while it refuses changes (read-only).
-    static HealthStatus effectiveHealth(HealthStatus storeHealth, const StoreStatus &status);
+    // The health to report: the store's, Degraded while it refuses changes (read-only), and
+    // Unhealthy when counting the queues failed (`countError` set) — unless the store is on a
+    // fallback that still takes publishes (Degraded: a Redis store spooling them). A count's
+    // failure becomes the status's lastError when it has none.
+    static HealthStatus effectiveHealth(HealthStatus storeHealth, StoreStatus &status,
+                                        const std::optional<QString> &countError = std::nullopt);
 
 private:
     const Clock &m_clock;

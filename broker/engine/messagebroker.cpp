@@ -519,14 +519,9 @@ void MessageBroker::snapshot(quint64 sinceEvent, Completion<BrokerSnapshot> done
         snapshot.uptimeSeconds = uptimeSeconds();
         snapshot.storage = m_store.backendName();
         snapshot.storeStatus = m_store.status();
-        snapshot.health = HealthTotals::effectiveHealth(m_store.health(), snapshot.storeStatus);
-        if (!queues) {
-            // A store that still takes publishes (a Redis store spooling them) stays degraded.
-            if (snapshot.health == HealthStatus::Healthy)
-                snapshot.health = HealthStatus::Unhealthy;
-            if (snapshot.storeStatus.lastError.isEmpty())
-                snapshot.storeStatus.lastError = queues.error().message;
-        } else {
+        snapshot.health = HealthTotals::effectiveHealth(
+            m_store.health(), snapshot.storeStatus, queues ? std::nullopt : std::optional<QString>(queues.error().message));
+        if (queues) {
             snapshot.queues = std::move(queues.value());
             for (QueueInfo &info : snapshot.queues) {
                 info.rates = m_rates.rates(info.name);
@@ -549,14 +544,9 @@ void MessageBroker::healthSummary(Completion<HealthSummary> done)
         summary.uptimeSeconds = uptimeSeconds();
         summary.storage = m_store.backendName();
         summary.storeStatus = m_store.status();
-        summary.health = HealthTotals::effectiveHealth(m_store.health(), summary.storeStatus);
-        if (m_healthTotals.countFailed()) {
-            // As in snapshot(): a store that still takes publishes (spooling) stays degraded.
-            if (summary.health == HealthStatus::Healthy)
-                summary.health = HealthStatus::Unhealthy;
-            if (summary.storeStatus.lastError.isEmpty())
-                summary.storeStatus.lastError = m_healthTotals.countError();
-        }
+        summary.health = HealthTotals::effectiveHealth(
+            m_store.health(), summary.storeStatus,
+            m_healthTotals.countFailed() ? std::optional<QString>(m_healthTotals.countError()) : std::nullopt);
         summary.queues = m_healthTotals.queues();
         summary.messagesTotal = m_healthTotals.messagesTotal();
         summary.messagesProcessed = m_healthTotals.messagesProcessed();

@@ -199,9 +199,16 @@ void PublishSpool::append(const QString &queue, const QueueConfig &config, QList
     if (m_writer->hasFailed()) {
         // A write failed before (full disk, I/O error): the writer takes records again only once
         // a probe is on disk. A "drained" record for batch 0 is one that replays to nothing.
-        if (const Result<void> recovered = m_writer->recover(drainedRecord(0)); !recovered)
-            return done(Error{ErrorCode::Unavailable, QStringLiteral("The publish spool cannot be written"),
-                              recovered.error().message});
+        const auto refuse = [&] {
+            done(Error{ErrorCode::Unavailable, QStringLiteral("The publish spool cannot be written"), m_writeFailure});
+        };
+        if (m_lastProbe.isValid() && m_lastProbe.elapsed() < ProbeIntervalMs)
+            return refuse();
+        m_lastProbe.start();
+        if (const Result<void> recovered = m_writer->recover(drainedRecord(0)); !recovered) {
+            m_writeFailure = recovered.error().message;
+            return refuse();
+        }
     }
     Batch batch{m_nextNumber++, queue, config, std::move(messages)};
     QByteArray record;

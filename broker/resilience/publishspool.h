@@ -6,6 +6,7 @@
 #include "storage/journalwriter.h"
 
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QHash>
 #include <QList>
 #include <QString>
@@ -76,12 +77,21 @@ public:
     // the spool past its limits: then it is not spooled).
     void append(const QString &queue, const QueueConfig &config, QList<Message> messages,
                 std::function<void(Result<void>)> done);
+    // Runs the completions of batches on their way to the disk now (shutdown).
+    void flush()
+    {
+        if (m_writer)
+            m_writer->flushNow();
+    }
     // The oldest batch not yet drained; only when !isEmpty().
     const Batch &front() const { return m_batches.front(); }
     // The backend has the front batch: it leaves the spool.
     void drained();
 
 private:
+    // After a failed write, appends are refused until a probe record is on disk; a probe is
+    // tried at most this often (it blocks on the disk).
+    static constexpr qint64 ProbeIntervalMs = 1000;
     static QByteArray drainedRecord(quint64 number);
     PublishSpool(QString path, Limits limits, std::unique_ptr<JournalWriter> writer, int lockFd);
     Result<void> startOver();
@@ -99,6 +109,8 @@ private:
     QHash<QString, qint64> m_perQueue;
     int m_writing = 0; // appended, not yet on disk
     int m_lockFd = -1;
+    QElapsedTimer m_lastProbe;
+    QString m_writeFailure; // why the last probe failed
 };
 
 } // namespace Broker

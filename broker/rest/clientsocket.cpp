@@ -132,9 +132,14 @@ void ClientSocket::onWritable()
 {
     if (m_fd < 0)
         return;
+    const qsizetype before = m_output.size();
     flush();
-    if (m_fd >= 0 && m_output.isEmpty() && !m_closing)
+    if (m_fd < 0 || m_closing)
+        return;
+    if (m_output.isEmpty())
         Q_EMIT outputDrained();
+    else if (m_output.size() < before)
+        Q_EMIT outputProgressed();
 }
 
 void ClientSocket::abort()

@@ -47,6 +47,8 @@ Q_SIGNALS:
     void closed();
     // Output that had to wait for the peer has all been sent.
     void outputDrained();
+    // The peer took some of the output that had to wait for it (more may remain).
+    void outputProgressed();
 
 private:
     void onReadable();

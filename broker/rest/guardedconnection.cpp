@@ -50,6 +50,7 @@ GuardedConnection::GuardedConnection(ClientSocket *socket, GuardedTcpServer &ser
     connect(m_socket, &ClientSocket::readable, this, &GuardedConnection::readSocket);
     connect(m_socket, &ClientSocket::closed, this, &GuardedConnection::peerLeft);
     connect(m_socket, &ClientSocket::outputDrained, this, &GuardedConnection::outputDrained);
+    connect(m_socket, &ClientSocket::outputProgressed, this, &GuardedConnection::outputProgressed);
     // A new connection holds a slot: it gets the head timeout, not the idle one, to send its
     // first request, so that connections opened and left silent are gone within seconds.
     m_headTimer.start(m_server.options().headTimeoutMs);
@@ -263,6 +264,17 @@ void GuardedConnection::outputDrained()
     if (!m_channel && !m_closing && !m_waitingForOutput && !m_framer)
         armIdle();
     readSocket();
+}
+
+void GuardedConnection::outputProgressed()
+{
+    if (!m_waitingForOutput || m_closing)
+        return;
+    // A client that reads, however slowly, is not stalled: below the bound it carries on, above
+    // it the drain timeout starts over.
+    if (!outputBlocked())
+        return outputDrained();
+    m_drainTimer.start(m_server.options().outputDrainTimeoutMs);
 }
 
 void GuardedConnection::outputStalled()

@@ -52,6 +52,7 @@ private:
     bool outputBlocked() const;
     void waitForOutput();
     void outputDrained();
+    void outputProgressed();
     void outputStalled();
     void headTimedOut();
     bool answeringHead() const;

@@ -59,7 +59,19 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
                                           {"Connection", "close"},
                                           {"Retry-After", "1"}},
                                     body));
-        connect(socket, &ClientSocket::closed, socket, &QObject::deleteLater);
+        if (m_lingeringRefusals >= MaxLingeringRefusals) {
+            // A flood of refused connections: each lingering one holds a file descriptor, and
+            // descriptors are what the journal, the spool and Redis need too. Close at once (the
+            // 503 may be lost to a reset; the client retries either way).
+            connect(socket, &ClientSocket::closed, socket, &QObject::deleteLater);
+            socket->abort();
+            return;
+        }
+        ++m_lingeringRefusals;
+        connect(socket, &ClientSocket::closed, this, [this, socket] {
+            --m_lingeringRefusals;
+            socket->deleteLater();
+        });
         socket->closeGracefully();
         return;
     }

@@ -52,6 +52,9 @@ private:
     ConnectionQuota m_quota;
     QHash<GuardedConnection *, QHostAddress> m_connections; // each with the address it counts for
     GuardStats m_stats;
+    // Refused sockets that linger to deliver their 503; beyond the bound they close at once.
+    static constexpr int MaxLingeringRefusals = 64;
+    int m_lingeringRefusals = 0;
     bool m_stopping = false;
 };
 

@@ -18,7 +18,7 @@ struct GuardOptions
     // Output backpressure: while more than this waits for the client to read, nothing more is read
     // or answered on the connection. One response may exceed it; the next waits.
     qint64 maxPendingOutputBytes = 512 * 1024;
-    int outputDrainTimeoutMs = 10'000; // output over the bound that long: the connection is cut
+    int outputDrainTimeoutMs = 10'000; // over the bound, the client takes nothing this long: the connection is cut
     qint64 socketReadBufferBytes = 64 * 1024; // most bytes taken from the kernel at once
 };
 

@@ -105,52 +105,46 @@ void OperationsController::health(const ExchangePtr &exchange)
     const bool detailed = exchange->user && m_context.policy.allows(exchange->user->roles, QStringLiteral("view_metrics"));
     if (detailed)
         return detailedHealth(exchange);
-    m_context.broker.healthSummary([this, exchange](Result<HealthSummary> result) {
-        const HealthSummary &summary = *result;
-        QJsonObject api;
-        api.insert(QStringLiteral("status"), QStringLiteral("healthy"));
-        QJsonObject components;
-        components.insert(QStringLiteral("storage"),
-                          storageComponent(summary.health, summary.storage, summary.storeStatus, false));
-        components.insert(QStringLiteral("api"), api);
-        QJsonObject json;
-        json.insert(QStringLiteral("status"), QString::fromLatin1(healthStatusName(summary.health)));
-        json.insert(QStringLiteral("queues"), summary.queues);
-        json.insert(QStringLiteral("messages_total"), summary.messagesTotal);
-        json.insert(QStringLiteral("messages_processed"), summary.messagesProcessed);
-        json.insert(QStringLiteral("uptime"), summary.uptimeSeconds);
-        json.insert(QStringLiteral("version"), QStringLiteral(BROKER_VERSION));
-        json.insert(QStringLiteral("timestamp"), unixSeconds(summary.countedAtMs));
-        json.insert(QStringLiteral("storage"), summary.storage);
-        json.insert(QStringLiteral("components"), components);
-        exchange->sendJson(summary.health == HealthStatus::Unhealthy ? 503 : 200, json);
-    });
+    m_context.broker.healthSummary([this, exchange](Result<HealthSummary> result) { sendHealth(exchange, *result, false); });
 }
 
 void OperationsController::detailedHealth(const ExchangePtr &exchange)
 {
     m_context.broker.snapshot(NoEvents, [this, exchange](Result<BrokerSnapshot> result) {
         const BrokerSnapshot &snapshot = *result;
-        QJsonObject api;
-        api.insert(QStringLiteral("status"), QStringLiteral("healthy"));
-        api.insert(QStringLiteral("connections"), m_server.connectionCount());
-        QJsonObject components;
-        components.insert(QStringLiteral("storage"),
-                          storageComponent(snapshot.health, snapshot.storage, snapshot.storeStatus, true));
-        components.insert(QStringLiteral("api"), api);
-
-        QJsonObject json;
-        json.insert(QStringLiteral("status"), QString::fromLatin1(healthStatusName(snapshot.health)));
-        json.insert(QStringLiteral("queues"), snapshot.queues.size());
-        json.insert(QStringLiteral("messages_total"), snapshot.messagesTotal);
-        json.insert(QStringLiteral("messages_processed"), snapshot.messagesProcessed);
-        json.insert(QStringLiteral("uptime"), snapshot.uptimeSeconds);
-        json.insert(QStringLiteral("version"), QStringLiteral(BROKER_VERSION));
-        json.insert(QStringLiteral("timestamp"), unixSeconds(snapshot.takenAtMs));
-        json.insert(QStringLiteral("storage"), snapshot.storage);
-        json.insert(QStringLiteral("components"), components);
-        exchange->sendJson(snapshot.health == HealthStatus::Unhealthy ? 503 : 200, json);
+        HealthSummary fresh;
+        fresh.countedAtMs = snapshot.takenAtMs;
+        fresh.uptimeSeconds = snapshot.uptimeSeconds;
+        fresh.health = snapshot.health;
+        fresh.storage = snapshot.storage;
+        fresh.storeStatus = snapshot.storeStatus;
+        fresh.queues = int(snapshot.queues.size());
+        fresh.messagesTotal = snapshot.messagesTotal;
+        fresh.messagesProcessed = snapshot.messagesProcessed;
+        sendHealth(exchange, fresh, true);
     });
+}
+
+void OperationsController::sendHealth(const ExchangePtr &exchange, const HealthSummary &summary, bool detailed)
+{
+    QJsonObject api;
+    api.insert(QStringLiteral("status"), QStringLiteral("healthy"));
+    if (detailed)
+        api.insert(QStringLiteral("connections"), m_server.connectionCount());
+    QJsonObject components;
+    components.insert(QStringLiteral("storage"), storageComponent(summary.health, summary.storage, summary.storeStatus, detailed));
+    components.insert(QStringLiteral("api"), api);
+    QJsonObject json;
+    json.insert(QStringLiteral("status"), QString::fromLatin1(healthStatusName(summary.health)));
+    json.insert(QStringLiteral("queues"), summary.queues);
+    json.insert(QStringLiteral("messages_total"), summary.messagesTotal);
+    json.insert(QStringLiteral("messages_processed"), summary.messagesProcessed);
+    json.insert(QStringLiteral("uptime"), summary.uptimeSeconds);
+    json.insert(QStringLiteral("version"), QStringLiteral(BROKER_VERSION));
+    json.insert(QStringLiteral("timestamp"), unixSeconds(summary.countedAtMs));
+    json.insert(QStringLiteral("storage"), summary.storage);
+    json.insert(QStringLiteral("components"), components);
+    exchange->sendJson(summary.health == HealthStatus::Unhealthy ? 503 : 200, json);
 }
 
 void OperationsController::live(const ExchangePtr &exchange)

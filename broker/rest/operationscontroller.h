@@ -19,6 +19,7 @@ public:
 private:
     void health(const ExchangePtr &exchange);
     void detailedHealth(const ExchangePtr &exchange);
+    void sendHealth(const ExchangePtr &exchange, const HealthSummary &summary, bool detailed);
     // components.storage of /health: what is cheap and safe for everyone, the rest when `detailed`.
     QJsonObject storageComponent(HealthStatus health, const QString &backend, const StoreStatus &store,
                                  bool detailed) const;

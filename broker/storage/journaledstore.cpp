@@ -67,20 +67,12 @@ void JournaledStore::messagesAvailable(const QString &queue)
 
 JournaledStore::~JournaledStore()
 {
-    if (m_writer)
-        m_writer->flushNow();
     collectCompaction(true);
+    if (m_writer) {
+        m_writer->setFailureHook({}); // a failure now has nobody left to tell
+        m_writer.reset();
+    }
 }
-
-namespace {
-
-quint64 baseOfRecord(const QByteArray &payload)
-{
-    const Result<JournalRecord> record = JournalRecord::decode(payload);
-    return record && record->kind == JournalRecord::Kind::Base ? record->sequence : 0;
-}
-
-} // namespace
 
 Result<std::unique_ptr<JournaledStore>> JournaledStore::open(const QueueTypeCatalog &types, const Clock &clock,
                                                              const Options &options, ReplayReport *report)
@@ -88,7 +80,7 @@ Result<std::unique_ptr<JournaledStore>> JournaledStore::open(const QueueTypeCata
     QElapsedTimer timer;
     timer.start();
     std::unique_ptr<JournaledStore> store(new JournaledStore(types, clock, options));
-    Result<JournalCompaction::Recovered> recovered = JournalCompaction::recover(options.path, &baseOfRecord);
+    Result<JournalCompaction::Recovered> recovered = JournalCompaction::recover(options.path, &JournalRecord::baseOf);
     if (!recovered)
         return recovered.error();
     ReplayReport replayed;
@@ -136,7 +128,9 @@ Result<std::unique_ptr<JournaledStore>> JournaledStore::open(const QueueTypeCata
     if (const Result<void> opened = store->openWriter(options.path, recovered->liveValidBytes); !opened)
         return opened.error();
     replayed.keptTailPath = store->m_writer->keptTailPath();
-    store->appendSessionStart(0);
+    // A failure here leaves the store read-only (the writer's hook), not closed: it starts, and
+    // takes changes once the disk does.
+    (void)store->writeSessionStart(*store->m_writer, 0);
     replayed.elapsedMs = timer.elapsed();
     if (report)
         *report = replayed;
@@ -153,7 +147,7 @@ Result<JournaledStore::RepairReport> JournaledStore::repair(const QueueTypeCatal
     report.skippedBytes = salvaged->skippedBytes;
     report.damaged = salvaged->damaged;
     std::unique_ptr<JournaledStore> store(new JournaledStore(types, clock, Options{path}));
-    const quint64 base = salvaged->records.isEmpty() ? 0 : baseOfRecord(salvaged->records.first());
+    const quint64 base = salvaged->records.isEmpty() ? 0 : JournalRecord::baseOf(salvaged->records.first());
     if (base != 0) {
         Result<std::optional<JournalCompaction::Snapshot>> snapshot = JournalCompaction::loadSnapshot(path);
         if (!snapshot)
@@ -192,8 +186,10 @@ Result<JournaledStore::RepairReport> JournaledStore::repair(const QueueTypeCatal
             ++report.adjusted;
         }
     }
-    if (const Result<void> written = JournalFile::rewrite(path, kept); !written)
-        return written.error();
+    const Result<QString> copy = JournalFile::rewrite(path, kept);
+    if (!copy)
+        return copy.error();
+    report.originalCopy = *copy;
     report.kept = kept.size();
     return report;
 }
@@ -220,109 +216,34 @@ Result<void> JournaledStore::openWriter(const QString &path, qint64 validBytes)
     Result<std::unique_ptr<JournalWriter>> writer = JournalWriter::open(path, m_options.fsync, validBytes);
     if (!writer)
         return writer.error();
-    m_writer = std::move(writer.value());
+    adoptWriter(std::move(writer.value()));
+    return {};
+}
+
+void JournaledStore::adoptWriter(std::unique_ptr<JournalWriter> writer)
+{
+    m_writer = std::move(writer);
     m_writer->setFailureHook([this](const Error &error) { enterReadOnly(error); });
-    m_journalBytesAtOpen = QFileInfo(path).size();
-    return {};
-}
-
-void JournaledStore::enterReadOnly(const Error &error)
-{
-    ++m_writeFailures;
-    m_readOnlyReason = QStringLiteral("journal writes are failing (%1)").arg(error.message);
-    m_readOnlySinceMs = m_clock.nowMs();
-    qCWarning(lcStorage).noquote() << QStringLiteral("journal %1: %2; changes are refused until a write succeeds again")
-                                          .arg(m_writer->path(), error.message);
-    // The changes applied since the last record that reached the disk are undone on the next turn
-    // of the event loop, after their clients have heard that they failed; meanwhile every change is
-    // refused, so nothing builds on them.
-    m_reloadPending = true;
-    m_retryTimer.start(0);
-}
-
-void JournaledStore::retryWrites()
-{
-    if (m_reloadPending) {
-        m_reloadPending = false;
-        if (const Result<void> reloaded = reloadFromDisk(); !reloaded) {
-            // The state in memory may hold changes the disk does not: keep refusing changes for
-            // good (a restart replays what is on disk).
-            m_readOnlyReason = QStringLiteral("the journal cannot be read back; restart the broker");
-            m_retryTimer.stop();
-            qCCritical(lcStorage).noquote() << QStringLiteral("journal %1: %2").arg(m_writer->path(), reloaded.error().message);
-            return;
-        }
-        m_retryTimer.start(int(m_options.retryIntervalMs));
-        return;
-    }
-    JournalRecord probe;
-    probe.kind = JournalRecord::Kind::Seed;
-    probe.timeMs = m_clock.nowMs();
-    probe.sequence = m_memory.nextSequence();
-    if (const Result<void> written = m_writer->recover(probe.encode()); !written) {
-        m_readOnlyReason = QStringLiteral("journal writes are failing (%1)").arg(written.error().message);
-        return;
-    }
-    qCInfo(lcStorage).noquote() << QStringLiteral("journal %1: writes succeed again after %2 s; changes are accepted")
-                                       .arg(m_writer->path())
-                                       .arg((m_clock.nowMs() - m_readOnlySinceMs) / 1000.0, 0, 'f', 1);
-    m_readOnlyReason.reset();
-    m_retryTimer.stop();
-}
-
-Result<void> JournaledStore::reloadFromDisk()
-{
-    collectCompaction(true);
-    Result<JournalCompaction::Recovered> recovered = JournalCompaction::recover(m_options.path, &baseOfRecord);
-    if (!recovered)
-        return recovered.error();
-    m_memory.clear();
-    m_replaying = true;
-    auto done = qScopeGuard([this] {
-        m_replaying = false;
-        m_clock.release();
-    });
-    if (recovered->snapshot) {
-        if (const Result<void> loaded = m_memory.loadState(*recovered->snapshot); !loaded)
-            return loaded.error();
-    }
-    ReplayReport report;
-    if (const Result<void> ok = replayAll(recovered->records, m_options.path, report); !ok)
-        return ok.error();
-    if (const Result<void> ok = replayAll(recovered->nextRecords, JournalCompaction::nextPath(m_options.path), report); !ok)
-        return ok.error();
-    return {};
-}
-
-std::optional<Error> JournaledStore::readOnlyError() const
-{
-    if (!m_readOnlyReason)
-        return std::nullopt;
-    return Error{ErrorCode::Unavailable, QStringLiteral("Storage is read-only"),
-                 QStringLiteral("%1; the broker retries by itself").arg(*m_readOnlyReason)};
-}
-
-StoreStatus JournaledStore::status() const
-{
-    StoreStatus status;
-    status.writable = !m_readOnlyReason;
-    status.readOnlyReason = m_readOnlyReason.value_or(QString());
-    if (m_readOnlyReason)
-        status.lastError = *m_readOnlyReason;
-    return status;
+    m_journalBytesAtOpen = QFileInfo(m_writer->path()).size();
 }
 
 // A journal that starts from a snapshot says so first; every session then records where its
 // message numbers start, never below the clock-seeded start (ids stay unique even if the
-// journal was deleted meanwhile).
-void JournaledStore::appendSessionStart(quint64 baseSnapshot)
+// journal was deleted meanwhile). Blocks until the records are written; the first failure is
+// returned (and, for the store's own writer, has turned the store read-only).
+Result<void> JournaledStore::writeSessionStart(JournalWriter &writer, quint64 baseSnapshot)
 {
+    std::optional<Error> failed;
+    const auto note = [&failed](Result<void> written) {
+        if (!written && !failed)
+            failed = written.error();
+    };
     if (baseSnapshot != 0) {
         JournalRecord base;
         base.kind = JournalRecord::Kind::Base;
         base.timeMs = m_clock.nowMs();
         base.sequence = baseSnapshot;
-        m_writer->append(base.encode(), ignore());
+        writer.append(base.encode(), note);
     }
     const quint64 seed = std::max(m_memory.nextSequence(), quint64(m_clock.nowMs()) * 1000);
     m_memory.setNextSequence(seed);
@@ -330,8 +251,12 @@ void JournaledStore::appendSessionStart(quint64 baseSnapshot)
     record.kind = JournalRecord::Kind::Seed;
     record.timeMs = m_clock.nowMs();
     record.sequence = seed;
-    m_writer->append(record.encode(), ignore());
-    m_writer->flushNow();
+    writer.append(record.encode(), note);
+    if (const Result<void> synced = writer.syncNow(); !synced && !failed)
+        failed = synced.error();
+    if (failed)
+        return *failed;
+    return {};
 }
 
 bool JournaledStore::compact()
@@ -345,11 +270,28 @@ bool JournaledStore::compact()
     QElapsedTimer pause;
     pause.start();
     m_writer->flushNow();
+    if (m_readOnlyReason)
+        return false; // that flush failed
     quint64 id = 0;
     while (id == 0)
         id = QRandomGenerator::global()->generate64();
     const QString journal = m_options.path;
+    const QString next = JournalCompaction::nextPath(journal);
     const Options::Step stopAfter = m_options.stopCompactionAfter;
+
+    // P.next, its Base record synced, comes before the snapshot: the new snapshot replaces the one
+    // P builds on, so a journal that builds on the new one must exist first. Until the fork
+    // nothing else runs, so P.next starts exactly where the snapshot's state is taken.
+    Result<std::unique_ptr<JournalWriter>> opened = JournalWriter::open(next, m_options.fsync, 0);
+    const Result<void> started = opened ? writeSessionStart(**opened, id) : Result<void>(opened.error());
+    if (!started) {
+        ++m_compactionStats.failed;
+        qCWarning(lcStorage).noquote() << QStringLiteral("journal compaction not started: %1").arg(started.error().message);
+        if (opened)
+            opened.value().reset();
+        QFile::remove(next);
+        return false;
+    }
 
     // The state is serialised by a child process that fork() hands a copy-on-write image of this
     // moment (as Redis does for its snapshots): the engine stands still only for the fork. The
@@ -366,15 +308,8 @@ bool JournaledStore::compact()
     if (child < 0)
         state = m_memory.saveState();
 
-    if (const Result<void> opened = openWriter(JournalCompaction::nextPath(journal), 0); !opened) {
-        ++m_compactionStats.failed;
-        qCWarning(lcStorage).noquote() << QStringLiteral("journal compaction not started: %1").arg(opened.error().message);
-        if (child > 0)
-            ::waitpid(child, nullptr, 0);
-        return false;
-    }
+    adoptWriter(std::move(opened.value()));
     m_writerOnJournal = false; // until P.next is renamed to P
-    appendSessionStart(id);
     m_compactionStats.lastPauseMs = pause.elapsed();
 
     Compaction compaction;

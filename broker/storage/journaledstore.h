@@ -81,10 +81,11 @@ public:
         qint64 dependent = 0;     // records that fail without what was dropped (an ack of a lost publish, ...)
         qint64 adjusted = 0;      // records kept with the receipts they draw now
         QStringList damaged;      // "offset N: ..."
+        QString originalCopy;     // where the journal as it was is kept
     };
     // Offline (the broker is not running): rewrites the journal at `path` so that it replays. Every
     // intact record is run again in order on the state it builds on; records that fail now are
-    // dropped, the others are kept exactly as they now run. The original stays as `path`.damaged.
+    // dropped, the others are kept exactly as they now run. The original is kept (originalCopy).
     static Result<RepairReport> repair(const QueueTypeCatalog &types, const Clock &clock, const QString &path);
     ~JournaledStore() override;
 
@@ -92,6 +93,7 @@ public:
     HealthStatus health() const override { return m_readOnlyReason ? HealthStatus::Degraded : HealthStatus::Healthy; }
     StoreStatus status() const override;
     void setListener(StoreListener *listener) override { m_listener = listener; }
+    void flush() override { m_writer->flushNow(); }
     const JournalWriter &writer() const { return *m_writer; }
     // The journal's size now, header included.
     qint64 journalBytes() const { return m_journalBytesAtOpen + m_writer->stats().bytes; }
@@ -146,10 +148,13 @@ private:
     // Writer failure hook: refuse changes from now on, undo the unwritten ones on the next turn.
     void enterReadOnly(const Error &error);
     void retryWrites();
+    // To the error log through the engine (no paths: the log lines above have them).
+    void report(StoreIncident::Level level, const QString &code, const QString &message);
     // The answer to a change while read-only; nullopt when changes are accepted.
     std::optional<Error> readOnlyError() const;
     Result<void> openWriter(const QString &path, qint64 validBytes);
-    void appendSessionStart(quint64 baseSnapshot);
+    Result<void> writeSessionStart(JournalWriter &writer, quint64 baseSnapshot);
+    void adoptWriter(std::unique_ptr<JournalWriter> writer);
     void compactIfLarge();
     void collectCompaction(bool wait);
     // StoreListener: passes the memory store's events on, counting them, so that a maintenance

@@ -180,18 +180,35 @@ Result<Salvaged> salvage(const QString &path)
     return salvaged;
 }
 
-Result<void> rewrite(const QString &path, const QList<QByteArray> &records)
+namespace {
+
+// `path` + suffix, made unique with the time (and a counter) when that name is taken.
+QString freeSideName(const QString &path, const QString &suffix)
+{
+    QString target = path + suffix;
+    if (!QFile::exists(target))
+        return target;
+    const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMddTHHmmsszzz"));
+    target = QStringLiteral("%1%2-%3").arg(path, suffix, stamp);
+    for (int n = 1; QFile::exists(target); ++n)
+        target = QStringLiteral("%1%2-%3-%4").arg(path, suffix, stamp).arg(n);
+    return target;
+}
+
+} // namespace
+
+Result<QString> rewrite(const QString &path, const QList<QByteArray> &records)
 {
     QByteArray out = header();
     for (const QByteArray &record : records)
         appendRecord(out, record);
-    const QString copy = path + QStringLiteral(".damaged");
-    if (QFile::exists(path) && !QFile::exists(copy) && !QFile::copy(path, copy))
+    const QString copy = freeSideName(path, QStringLiteral(".damaged"));
+    if (QFile::exists(path) && !QFile::copy(path, copy))
         return Error{ErrorCode::Internal, QStringLiteral("%1: cannot keep a copy of the original").arg(path)};
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(out) != out.size() || !file.commit())
         return Error{ErrorCode::Internal, QStringLiteral("%1: cannot write the repaired journal: %2").arg(path, file.errorString())};
-    return {};
+    return copy;
 }
 
 Result<QString> keepTail(const QString &path, qint64 offset)
@@ -203,10 +220,7 @@ Result<QString> keepTail(const QString &path, qint64 offset)
         return QString();
     source.seek(offset);
     const QByteArray tail = source.readAll();
-    const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMddTHHmmsszzz"));
-    QString target = QStringLiteral("%1.torn-%2").arg(path, stamp);
-    for (int n = 1; QFile::exists(target); ++n)
-        target = QStringLiteral("%1.torn-%2-%3").arg(path, stamp).arg(n);
+    const QString target = freeSideName(path, QStringLiteral(".torn"));
     QSaveFile side(target);
     if (!side.open(QIODevice::WriteOnly) || side.write(tail) != tail.size() || !side.commit())
         return Error{ErrorCode::Unavailable, QStringLiteral("%1: cannot keep the bytes after offset %2: %3")

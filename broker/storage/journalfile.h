@@ -53,13 +53,14 @@ struct Salvaged
 // Every intact record of `path`, skipping damaged stretches by searching for the next position
 // where an intact record starts. Reads only.
 Result<Salvaged> salvage(const QString &path);
-// Replaces `path` atomically (temporary file, fsync, rename) with a journal of `records`; the
-// file's previous content is kept as `path` + ".damaged" (an existing copy is not overwritten).
-Result<void> rewrite(const QString &path, const QList<QByteArray> &records);
+// Replaces `path` atomically (temporary file, rename) with a journal of `records`; the file's
+// previous content is kept first as `path`.damaged (when that name is taken, with the UTC time
+// added), whose name is returned.
+Result<QString> rewrite(const QString &path, const QList<QByteArray> &records);
 
 // Copies the bytes of `path` from `offset` to its end into a side file next to it
-// (`path`.torn-<UTC time>), synced, and returns the side file's path ("" when nothing follows
-// `offset`). Called before bytes are cut from a journal, so that nothing is dropped without a copy.
+// (`path`.torn, with the UTC time added when that name is taken) and returns the side file's
+// path ("" when nothing follows `offset`). Called before bytes are cut from a journal, so that nothing is dropped without a copy.
 Result<QString> keepTail(const QString &path, qint64 offset);
 
 } // namespace JournalFile

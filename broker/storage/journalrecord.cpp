@@ -113,4 +113,10 @@ Result<JournalRecord> JournalRecord::decode(const QByteArray &payload)
     return record;
 }
 
+quint64 JournalRecord::baseOf(const QByteArray &payload)
+{
+    const Result<JournalRecord> record = decode(payload);
+    return record && record->kind == Kind::Base ? record->sequence : 0;
+}
+
 } // namespace Broker

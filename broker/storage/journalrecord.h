@@ -57,6 +57,9 @@ struct JournalRecord
 
     QByteArray encode() const;
     static Result<JournalRecord> decode(const QByteArray &payload);
+    // The snapshot id a Base record names; 0 for any other record (JournalCompaction::recover's
+    // way to recognise one without knowing the codec).
+    static quint64 baseOf(const QByteArray &payload);
 };
 
 } // namespace Broker

@@ -53,9 +53,10 @@ Result<std::unique_ptr<JournalWriter>> JournalWriter::open(const QString &path, 
 }
 
 JournalWriter::JournalWriter(int fd, QString path, Fsync policy, qint64 offset)
-    : m_fd(fd), m_path(std::move(path)), m_policy(policy), m_offset(offset)
+    : m_fd(fd), m_path(std::move(path)), m_policy(policy), m_offset(offset), m_syncedOffset(offset)
 {
-    m_io = std::thread([this] { ioLoop(); });
+    if (m_policy == Fsync::Always)
+        m_io = std::thread([this] { ioLoop(); });
     if (m_policy == Fsync::EverySecond)
         m_syncer = std::thread([this] { syncLoop(); });
 }
@@ -69,7 +70,8 @@ JournalWriter::~JournalWriter()
     }
     m_wake.notify_one();
     m_syncWake.notify_one();
-    m_io.join();
+    if (m_io.joinable())
+        m_io.join();
     if (m_syncer.joinable())
         m_syncer.join();
     if (m_policy != Fsync::Never)
@@ -106,6 +108,8 @@ Result<void> JournalWriter::writeAt(const QByteArray &data, bool sync)
         failed = failure("fdatasync failed");
     if (!failed) {
         m_offset += data.size();
+        if (sync)
+            m_syncedOffset = m_offset;
         return {};
     }
     // Whatever part reached the file goes: the journal must end with a complete record before
@@ -203,8 +207,9 @@ void JournalWriter::syncLoop()
     std::unique_lock lock(m_mutex);
     while (!m_stopping) {
         m_syncWake.wait_for(lock, std::chrono::seconds(1), [this] { return m_stopping; });
-        if (m_stopping || !m_unsynced.exchange(false))
+        if (m_stopping || m_failure || !m_unsynced.exchange(false))
             continue;
+        const qint64 covered = m_offset; // the owner writes under m_mutex
         lock.unlock();
         // fdatasync may run beside the owner's write(): it covers at least what was written
         // before it started.
@@ -213,12 +218,15 @@ void JournalWriter::syncLoop()
         lock.lock();
         if (synced) {
             ++m_backgroundSyncs;
-        } else {
-            // What was written in the last second may be lost (the kernel drops pages it could
-            // not write back): changes stop until a probe record is synced again.
-            m_unsynced = true;
-            if (!m_failure)
-                m_failure = error;
+            m_syncedOffset = std::max(m_syncedOffset, covered);
+        } else if (!m_failure) {
+            // What was written since the last good sync may be lost (the kernel drops pages it
+            // could not write back), and a probe appended behind such a hole would leave damage
+            // in the middle: cut back to what is known to be on disk. Changes stop until a
+            // probe record is synced again.
+            m_failure = error;
+            m_offset = m_syncedOffset;
+            m_cutPending = ::ftruncate(m_fd, off_t(m_offset)) != 0;
             QMetaObject::invokeMethod(this, &JournalWriter::collect, Qt::QueuedConnection);
         }
     }
@@ -264,6 +272,26 @@ void JournalWriter::complete(Batch &batch)
     }
     for (Completion &completion : batch.waiting)
         completion(batch.result);
+}
+
+Result<void> JournalWriter::syncNow()
+{
+    flushNow();
+    Batch check;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_failure) {
+            check.result = *m_failure;
+        } else if (::fdatasync(m_fd) != 0) {
+            m_failure = failure("fdatasync failed");
+            check.result = *m_failure;
+        } else {
+            m_syncedOffset = m_offset;
+        }
+    }
+    if (!check.result)
+        complete(check); // the failure hook, once
+    return check.result;
 }
 
 Result<void> JournalWriter::recover(QByteArrayView probe)

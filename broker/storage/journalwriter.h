@@ -73,6 +73,9 @@ public:
     // Writes (and syncs, as the policy says) everything appended so far and runs its completions
     // before returning; blocks the caller on the disk. For shutdown and tools.
     void flushNow();
+    // flushNow(), then fdatasync whatever the policy: for records that must be on disk before
+    // the caller goes on (a compaction's Base record). A failure turns the writer failed.
+    Result<void> syncNow();
     Stats stats() const
     {
         Stats now = m_stats;
@@ -109,6 +112,7 @@ private:
     QString m_path;
     Fsync m_policy;
     qint64 m_offset;          // where the intact records end; only the writing thread moves it
+    qint64 m_syncedOffset;    // what the last successful fdatasync covered
     bool m_cutPending = false; // a failed batch could not be cut back yet
     std::optional<Error> m_failure; // set by the writing thread (or the syncer); under m_mutex
     bool m_failureReported = false; // owner's thread
@@ -128,8 +132,10 @@ private:
     bool m_busy = false;
     bool m_stopping = false;
     std::thread m_io;
-    // EverySecond: a second thread syncs once a second what the I/O thread wrote, so that a long
-    // fdatasync never holds up the next write.
+    // EverySecond: a thread of its own syncs once a second what the owner's thread wrote, so that
+    // a long fdatasync never holds up the next write. When that sync fails, the kernel may have
+    // dropped what it could not write back: the file is cut back to what the last good sync
+    // covered (m_syncedOffset), and the owner, told through the failure hook, rebuilds from it.
     std::condition_variable m_syncWake;
     std::atomic<bool> m_unsynced{false};
     std::atomic<qint64> m_backgroundSyncs{0};

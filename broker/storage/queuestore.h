@@ -64,6 +64,10 @@ public:
     virtual HealthStatus health() const { return HealthStatus::Healthy; }
     virtual StoreStatus status() const { return {}; }
     virtual void setListener(StoreListener *listener) = 0; // not owned; may be null
+    // Runs now every completion that waits on local I/O (a journal or spool write), blocking on
+    // the disk. Called before the store's users go away at shutdown, so that no completion
+    // reaches them afterwards.
+    virtual void flush() {}
 
     virtual void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) = 0;
     // Completes with the number of storage keys (memory: structures) removed.

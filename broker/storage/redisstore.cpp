@@ -44,7 +44,18 @@ RedisStore::RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types,
     QObject::connect(&m_drainTimer, &QTimer::timeout, [this] { drainSpool(); });
 }
 
-RedisStore::~RedisStore() = default;
+RedisStore::~RedisStore()
+{
+    // The spool's last completions run while every member they use is still here.
+    m_listener = nullptr;
+    m_spool.reset();
+}
+
+void RedisStore::flush()
+{
+    if (m_spool)
+        m_spool->flush();
+}
 
 void RedisStore::start()
 {

@@ -56,6 +56,7 @@ class RedisStore final : public QueueStore
 public:
     RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types, const Clock &clock);
     ~RedisStore() override;
+    void flush() override;
 
     // Opens the connection pool. Calls made before it is ready wait up to the pool's wait timeout.
     void start();

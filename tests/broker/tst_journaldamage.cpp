@@ -38,7 +38,7 @@ void writeFile(const QString &path, const QByteArray &data)
 QStringList sideFiles(const QString &path)
 {
     const QFileInfo info(path);
-    return info.dir().entryList({info.fileName() + ".torn-*"}, QDir::Files);
+    return info.dir().entryList({info.fileName() + ".torn*"}, QDir::Files);
 }
 
 } // namespace
@@ -283,6 +283,14 @@ void TestJournalDamage::repairDropsWhatDependedOnALostRecord()
     QCOMPARE(repaired->dependent, 1); // the ack of A
     QCOMPARE(repaired->adjusted, 1);  // the lease of A, which now leases nothing
     QCOMPARE(repaired->kept, 5);
+    QCOMPARE(repaired->originalCopy, path + ".damaged");
+    QCOMPARE(readFile(repaired->originalCopy), data);
+    // A second repair keeps the journal as it was then beside the first copy.
+    const Result<JournaledStore::RepairReport> again = JournaledStore::repair(m_types, m_clock, path);
+    QVERIFY(again.ok());
+    QVERIFY(again->originalCopy != repaired->originalCopy);
+    QCOMPARE(readFile(repaired->originalCopy), data);
+    QCOMPARE(again->kept, 5);
     auto store = JournaledStore::open(m_types, m_clock, {path, JournalWriter::Fsync::Never});
     QVERIFY2(store.ok(), store.ok() ? "" : qPrintable(store.error().message));
     const QList<QueueInfo> queues = get<QList<QueueInfo>>([&](auto d) { (*store)->listQueues(d); });

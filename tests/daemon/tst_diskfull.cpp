@@ -134,6 +134,9 @@ private:
     {
         QVERIFY(QJsonDocument::fromJson(request("GET", "/health").body).object().value("status").toString() == "degraded");
         QCOMPARE(request("GET", "/health/ready").status, 503);
+        const Answer errors = request("GET", "/errors");
+        QVERIFY2(errors.body.contains("journal_read_only"), errors.body.constData());
+        QVERIFY2(!errors.body.contains(m_dir.path().toUtf8()), errors.body.constData());
     }
 
 private Q_SLOTS:

@@ -4,7 +4,12 @@
 // and framing that could be read two ways (refused).
 #include "restfixture.h"
 
+#include <QDir>
+#include <QSet>
+#include <QElapsedTimer>
 #include <QTest>
+
+#include <unistd.h>
 
 using namespace Broker;
 using namespace Broker::Testing;
@@ -52,6 +57,8 @@ class TestGuardedConnection : public QObject
 private Q_SLOTS:
     void unreadOutputStopsReadingAndResumesInOrder();
     void outputThatDoesNotDrainIsCutOff();
+    void aReaderBehindTheBacklogIsNotCutOff();
+    void refusedConnectionsDoNotHoldDescriptors();
     void shutdownDoesNotWaitForAClientThatDoesNotRead();
     void silentAndHalfSentHeadsFreeTheirSlot_data();
     void silentAndHalfSentHeadsFreeTheirSlot();
@@ -123,6 +130,92 @@ void TestGuardedConnection::outputThatDoesNotDrainIsCutOff()
     QTRY_COMPARE_WITH_TIMEOUT(f.server->connectionCount(), 0, 2000);
     // The slot is free again for a client that reads.
     QCOMPARE(f.request("GET", "/health/live").status, 200);
+}
+
+void TestGuardedConnection::aReaderBehindTheBacklogIsNotCutOff()
+{
+    // A client that reads a deep pipeline's answers in small pieces, always behind the backlog,
+    // keeps its connection: the drain timeout is about no progress, not about a backlog. (The
+    // server sees progress when the kernel reports the socket writable again, which it does only
+    // once a good part of its send buffer is free: a client reading far slower than this one can
+    // still look stalled for a while.)
+    Rest::RestOptions options;
+    options.guard.maxPendingOutputBytes = 64 * 1024;
+    options.guard.outputDrainTimeoutMs = 1000;
+    RestFixture f(options);
+    QTcpSocket client;
+    client.setSocketOption(QAbstractSocket::ReceiveBufferSizeSocketOption, 32 * 1024);
+    client.setReadBufferSize(32 * 1024);
+    client.connectToHost(QHostAddress::LocalHost, f.port);
+    QVERIFY(client.waitForConnected(5000));
+    client.write(get("/openapi.json").repeated(3000));
+    qint64 received = 0;
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < 3000) {
+        QTest::qWait(20);
+        received += client.read(32 * 1024).size();
+    }
+    const Rest::GuardStats stats = f.server->guardStats();
+    qInfo("a slow reader took %lld bytes in 3 s; cut off: %lld stalled", received, stats.stalledOutputs);
+    QVERIFY(received > 4 * options.guard.maxPendingOutputBytes); // it kept reading, well past the bound
+    QCOMPARE(stats.stalledOutputs, 0);
+    QCOMPARE(client.state(), QAbstractSocket::ConnectedState);
+}
+
+namespace {
+
+// File descriptors of this process that are the server's end of a connection on `port`
+// (sockets whose local port it is, listening socket excluded).
+int serverSideDescriptors(quint16 port)
+{
+    QSet<QByteArray> inodes;
+    QFile table("/proc/self/net/tcp");
+    if (!table.open(QIODevice::ReadOnly))
+        return -1;
+    table.readLine(); // the header
+    while (!table.atEnd()) {
+        const QList<QByteArray> fields = table.readLine().simplified().split(' ');
+        if (fields.size() < 10)
+            continue;
+        const bool ours = fields[1].split(':').value(1).toUInt(nullptr, 16) == port;
+        if (ours && fields[3] != "0A") // 0A: listening
+            inodes.insert("socket:[" + fields[9] + "]");
+    }
+    int count = 0;
+    for (const QString &fd : QDir("/proc/self/fd").entryList(QDir::Files | QDir::System)) {
+        char target[128] = {};
+        const QByteArray link = QFile::encodeName("/proc/self/fd/" + fd);
+        if (::readlink(link.constData(), target, sizeof target - 1) > 0 && inodes.contains(QByteArray(target)))
+            ++count;
+    }
+    return count;
+}
+
+} // namespace
+
+void TestGuardedConnection::refusedConnectionsDoNotHoldDescriptors()
+{
+    // 300 connections over the cap: the server lingers on a bounded number of them to deliver
+    // their 503, so a flood cannot use up its file descriptors.
+    Rest::RestOptions options;
+    options.guard.maxConnectionsPerLoopbackAddress = 1;
+    RestFixture f(options);
+    QTcpSocket admitted;
+    admitted.connectToHost(QHostAddress::LocalHost, f.port);
+    QVERIFY(admitted.waitForConnected(5000));
+    QTRY_COMPARE(f.server->connectionCount(), 1);
+    QCOMPARE(serverSideDescriptors(f.port), 1);
+    constexpr int Refused = 300;
+    std::vector<std::unique_ptr<QTcpSocket>> clients;
+    for (int i = 0; i < Refused; ++i) {
+        clients.push_back(std::make_unique<QTcpSocket>());
+        clients.back()->connectToHost(QHostAddress::LocalHost, f.port);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(f.server->guardStats().refusedAddressFull, qint64(Refused), 10'000);
+    const int held = serverSideDescriptors(f.port);
+    qInfo("descriptors the server holds after refusing %d connections: %d", Refused, held);
+    QVERIFY2(held >= 1 && held <= 1 + 64, qPrintable(QString::number(held)));
 }
 
 void TestGuardedConnection::shutdownDoesNotWaitForAClientThatDoesNotRead()

@@ -44,7 +44,7 @@ static atomic_long g_failures;
 static char g_control[512];
 static struct timespec g_control_mtime;
 static off_t g_control_size = -1;
-static atomic_int g_initialised;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void parse_locked(const char *spec)
 {
@@ -82,14 +82,18 @@ long brokerfault_failures(void)
     return atomic_load(&g_failures);
 }
 
-static void initialise(void)
+static void initialise_once(void)
 {
-    if (atomic_exchange(&g_initialised, 1))
-        return;
     const char *control = getenv("BROKER_FAULT_CONTROL");
     if (control)
         snprintf(g_control, sizeof g_control, "%s", control);
     brokerfault_configure(getenv("BROKER_FAULT"));
+}
+
+// Every thread sees the environment's configuration before its first write passes.
+static void initialise(void)
+{
+    pthread_once(&g_once, initialise_once);
 }
 
 // Reads the control file again when it changed. Called with g_lock held.
