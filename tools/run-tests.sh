@@ -17,5 +17,6 @@ if [ "${SANITIZE:-1}" != 0 ]; then
         -DBROKER_BUILD_BENCHMARKS=OFF
     cmake --build "$build_dir-asan" -j"$jobs"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        LSAN_OPTIONS="suppressions=$(pwd)/tools/lsan-suppressions.txt:print_suppressions=0" \
         ctest --test-dir "$build_dir-asan" --output-on-failure -j"$jobs"
 fi
