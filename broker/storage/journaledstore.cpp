@@ -282,9 +282,13 @@ bool JournaledStore::compact()
     // P.next, its Base record synced, comes before the snapshot: the new snapshot replaces the one
     // P builds on, so a journal that builds on the new one must exist first. Until the fork
     // nothing else runs, so P.next starts exactly where the snapshot's state is taken.
+    const quint64 sequenceBefore = m_memory.nextSequence();
     Result<std::unique_ptr<JournalWriter>> opened = JournalWriter::open(next, m_options.fsync, 0);
     const Result<void> started = opened ? writeSessionStart(**opened, id) : Result<void>(opened.error());
     if (!started) {
+        // The seed that record would have carried is nowhere on disk: message numbers go on as
+        // the journal says they do.
+        m_memory.setNextSequence(sequenceBefore);
         ++m_compactionStats.failed;
         qCWarning(lcStorage).noquote() << QStringLiteral("journal compaction not started: %1").arg(started.error().message);
         if (opened)

@@ -66,6 +66,7 @@ private Q_SLOTS:
     void aFailedSyncEverySecondStopsChanges();
     void aCompactionThatCannotWriteItsSnapshotLosesNothing();
     void aSpoolThatCannotWriteRefusesAndRecovers();
+    void aCompactionThatCannotStartItsJournalChangesNothing();
 };
 
 void TestJournalFaults::aChangeThatWasNotWrittenNeverTakesEffect_data()
@@ -265,6 +266,32 @@ void TestJournalFaults::aSpoolThatCannotWriteRefusesAndRecovers()
     QCOMPARE((*reopened)->front().messages.first().stored, QByteArray("kept-1"));
     (*reopened)->drained();
     QCOMPARE((*reopened)->front().messages.first().stored, QByteArray("kept-2"));
+}
+
+void TestJournalFaults::aCompactionThatCannotStartItsJournalChangesNothing()
+{
+    // P.next's Base record cannot be written: no snapshot may replace the one P builds on, the
+    // half-made P.next goes, and the journal goes on where it was.
+    FaultGuard guard;
+    QTemporaryDir dir;
+    const QString path = dir.filePath("start.journal");
+    auto store = open(path, JournalWriter::Fsync::Never);
+    QVERIFY(store);
+    get<QueueInfo>([&](auto d) { store->createQueue("q", QueueConfig{}, d); });
+    get<PublishResult>([&](auto d) { store->publish("q", {message(1)}, "alice", d); });
+    brokerfault_configure("match=start.journal.next write=enospc after=12");
+    QVERIFY(!store->compact());
+    QCOMPARE(store->compactionStats().failed, 1);
+    QVERIFY(!QFile::exists(path + ".next"));
+    QVERIFY(!QFile::exists(path + ".snapshot"));
+    brokerfault_configure("off");
+    QVERIFY(store->status().writable);
+    get<PublishResult>([&](auto d) { store->publish("q", {message(2)}, "alice", d); });
+    const QString state = dump(*store);
+    store.reset();
+    auto reopened = open(path, JournalWriter::Fsync::Never);
+    QVERIFY(reopened);
+    QCOMPARE(dump(*reopened), state);
 }
 
 QTEST_GUILESS_MAIN(TestJournalFaults)
