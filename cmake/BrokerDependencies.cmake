@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Third-party dependencies. On Debian 12 they come from:
-find_package(Qt6 6.4 REQUIRED COMPONENTS Core Network Widgets)
+find_package(Qt6 6.4 REQUIRED COMPONENTS Core Network)
+if(BROKER_BUILD_UI)
+    find_package(Qt6 REQUIRED COMPONENTS Widgets)
+endif()
 find_package(yaml-cpp 0.7 REQUIRED)
 find_package(PkgConfig REQUIRED)
 # Debian's hiredis 0.14 ships no CMake package file.

@@ -14,6 +14,7 @@ endif()
 
 option(BROKER_WERROR "Treat compiler warnings as errors (CI turns this on)" OFF)
 option(BROKER_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(BROKER_BUILD_UI "Build the desktop app (brokerdesk) and its widgets; OFF: brokerd and brokerctl need no Qt Widgets" ON)
 option(BROKER_BUILD_BENCHMARKS "Build the benchmark programs under bench/" ON)
 include(GNUInstallDirs)
 include(CTest) # provides BUILD_TESTING (ON by default)

@@ -4,7 +4,7 @@
 #include "curlcommand.h"
 
 #include "core/queueconfig.h"
-#include "security/validation.h"
+#include "core/validation.h"
 
 #include <QApplication>
 #include <QCheckBox>

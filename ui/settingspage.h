@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "config/brokerconfig.h"
+#include "core/brokerconfig.h"
 #include "config/configeditor.h"
 
 #include <QWidget>

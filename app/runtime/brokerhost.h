@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "config/brokerconfig.h"
+#include "core/brokerconfig.h"
 #include "core/clock.h"
 #include "core/result.h"
 #include "engine/messagebroker.h"
@@ -10,7 +10,7 @@
 #include "security/accesspolicy.h"
 #include "security/userdirectory.h"
 #include "storage/journaledstore.h"
-#include "storage/queuestore.h"
+#include "core/queuestore.h"
 
 #include <QHostAddress>
 

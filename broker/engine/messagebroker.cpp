@@ -5,7 +5,7 @@
 #include "core/queuename.h"
 #include "errors/errormanager.h"
 #include "errors/logging.h"
-#include "security/validation.h"
+#include "core/validation.h"
 
 #include <exception>
 

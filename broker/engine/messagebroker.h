@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "engineoptions.h"
+#include "core/engineoptions.h"
 #include "eventlog.h"
 #include "healthtotals.h"
 #include "queuetyperegistry.h"
@@ -10,7 +10,7 @@
 
 #include "core/brokersnapshot.h"
 #include "core/clock.h"
-#include "storage/queuestore.h"
+#include "core/queuestore.h"
 
 #include <QJsonObject>
 #include <QObject>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "queuetyperegistry.h"
 
-#include "readysets.h"
+#include "storage/readysets.h"
 
 namespace Broker {
 

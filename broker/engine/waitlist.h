@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "storage/queuestore.h"
+#include "core/queuestore.h"
 
 #include <QString>
 #include <QTimer>

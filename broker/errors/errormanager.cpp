@@ -20,17 +20,6 @@ QString keyOf(Severity severity, const QString &component, const QString &code, 
 }
 } // namespace
 
-const char *severityName(Severity severity)
-{
-    switch (severity) {
-    case Severity::Info: return "info";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
-    case Severity::Critical: return "critical";
-    }
-    return "error";
-}
-
 ErrorManager::ErrorManager(const Clock &clock, int capacity, QObject *parent)
     : QObject(parent), m_clock(clock), m_capacity(qMax(1, capacity))
 {

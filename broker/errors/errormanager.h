@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/clock.h"
+#include "core/errorrecord.h"
 
 #include <QHash>
 #include <QList>
@@ -11,22 +12,6 @@
 #include <list>
 
 namespace Broker {
-
-enum class Severity { Info, Warning, Error, Critical };
-const char *severityName(Severity severity);
-
-struct ErrorRecord
-{
-    quint64 id = 0;
-    Severity severity = Severity::Error;
-    QString component; // "storage", "engine", "security", "rest", ...
-    QString code;      // short machine-readable kind, e.g. "processor_failed"
-    QString message;   // what happened (the latest of the folded records), with secrets already removed
-    qint64 firstMs = 0;
-    qint64 lastMs = 0;
-    qint64 count = 1;  // records of one kind (severity, component, code; the message too when there is
-                       // no code) fold into one
-};
 
 // Keeps the recent errors of the broker: a bounded log where repeats of a kind are counted
 // instead of stored again, totals per severity, log lines (QLoggingCategory), and a notification
@@ -84,4 +69,3 @@ private:
 
 } // namespace Broker
 
-Q_DECLARE_METATYPE(Broker::ErrorRecord)

@@ -2,7 +2,7 @@
 #include "publishspool.h"
 
 #include "errors/logging.h"
-#include "storage/journalfile.h"
+#include "journal/journalfile.h"
 
 #include <QDataStream>
 #include <QFile>

@@ -3,7 +3,7 @@
 
 #include "core/queueconfig.h"
 #include "core/result.h"
-#include "storage/journalwriter.h"
+#include "journal/journalwriter.h"
 
 #include <QByteArray>
 #include <QElapsedTimer>

@@ -5,7 +5,7 @@
 #include "requestchannel.h"
 
 #include "errors/logging.h"
-#include "security/validation.h"
+#include "core/validation.h"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #include "serializers.h"
 
 #include "core/queuename.h"
-#include "security/validation.h"
+#include "core/validation.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

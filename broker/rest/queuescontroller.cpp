@@ -5,7 +5,7 @@
 #include "requestparsing.h"
 #include "serializers.h"
 
-#include "security/validation.h"
+#include "core/validation.h"
 
 #include <QJsonArray>
 

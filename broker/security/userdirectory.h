@@ -4,6 +4,7 @@
 #include "accesspolicy.h"
 
 #include "core/clock.h"
+#include "core/user.h"
 #include "core/result.h"
 
 #include <QByteArray>
@@ -15,25 +16,6 @@
 #include <optional>
 
 namespace Broker {
-
-struct User
-{
-    QString id;
-    QString name;
-    QStringList roles;
-    QByteArray keyHash;  // SHA-256 of the API key; the key itself is never kept
-    QString keyPrefix;   // the start of a generated key, to tell keys apart; empty for operator-chosen keys
-    bool disabled = false;
-    qint64 createdMs = 0;
-    qint64 lastUsedMs = 0; // in memory only; 0 = not used since start
-};
-
-// A key the directory just made. Shown to a person once; only its hash is stored.
-struct IssuedKey
-{
-    QString userId;
-    QString apiKey;
-};
 
 // The users of the broker and their API keys, kept in users.yaml. Reads gCore's format
 // (users: <id>: {role, api_key}) plus roles: [...], api_key_sha256, key_prefix, name, disabled,

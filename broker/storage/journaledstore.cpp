@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "journaledstore.h"
 
-#include "journalcompaction.h"
-#include "journalfile.h"
+#include "journal/journalcompaction.h"
+#include "journal/journalfile.h"
 
 #include "errors/logging.h"
 

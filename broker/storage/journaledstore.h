@@ -2,9 +2,9 @@
 #pragma once
 
 #include "journalrecord.h"
-#include "journalwriter.h"
+#include "journal/journalwriter.h"
 #include "memorystore.h"
-#include "queuestore.h"
+#include "core/queuestore.h"
 
 #include "core/clock.h"
 

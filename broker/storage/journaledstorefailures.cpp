@@ -3,7 +3,7 @@
 // the files, probes until writes work again, and what it tells health and the error log.
 #include "journaledstore.h"
 
-#include "journalcompaction.h"
+#include "journal/journalcompaction.h"
 
 #include "errors/logging.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "queuestore.h"
+#include "core/queuestore.h"
 
 #include "core/message.h"
 #include "core/queueconfig.h"

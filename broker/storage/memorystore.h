@@ -2,7 +2,7 @@
 #pragma once
 
 #include "memoryqueue.h"
-#include "queuestore.h"
+#include "core/queuestore.h"
 #include "readyset.h"
 
 #include "core/clock.h"

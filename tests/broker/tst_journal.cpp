@@ -2,8 +2,8 @@
 // The journal's file format and writer: records come back exactly, a torn tail is dropped, damage
 // in the middle stops with its offset, salvage keeps every intact record, group commit shares one
 // write (and one sync) per turn of the event loop.
-#include "storage/journalfile.h"
-#include "storage/journalwriter.h"
+#include "journal/journalfile.h"
+#include "journal/journalwriter.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -6,7 +6,7 @@
 // produces a journal that opens.
 #include "engine/queuetyperegistry.h"
 #include "storage/journaledstore.h"
-#include "storage/journalfile.h"
+#include "journal/journalfile.h"
 
 #include "../support/storedump.h"
 

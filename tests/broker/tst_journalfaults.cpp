@@ -8,7 +8,7 @@
 #include "engine/queuetyperegistry.h"
 #include "resilience/publishspool.h"
 #include "storage/journaledstore.h"
-#include "storage/journalfile.h"
+#include "journal/journalfile.h"
 
 #include "../support/storedump.h"
 

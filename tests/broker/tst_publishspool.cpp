@@ -3,7 +3,7 @@
 // spool starts over under a new identity, a torn last record is dropped, one broker per spool;
 // each batch keeps its queue's configuration; the spool is bounded in messages and bytes.
 #include "resilience/publishspool.h"
-#include "storage/journalwriter.h"
+#include "journal/journalwriter.h"
 
 #include "../support/eventloop.h"
 

@@ -3,7 +3,7 @@
 // several brokers on one Redis, and surviving Redis going away (breaker, spool, SCRIPT FLUSH):
 // a queue missing when the spool drains (Redis lost its data, or an admin deleted it), max_size
 // and the spool's own bound while publishes are spooled, probes soon after Redis is back.
-#include "storage/journalwriter.h"
+#include "journal/journalwriter.h"
 #include "storage/redismessage.h"
 #include "storage/redisstore.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "security/validation.h"
+#include "core/validation.h"
 
 #include <QTest>
 

@@ -2,7 +2,7 @@
 // brokerd as a user runs it: arguments, exit codes, messages, keys shown once, SIGTERM.
 #include "engine/queuetyperegistry.h"
 #include "storage/journaledstore.h"
-#include "storage/journalfile.h"
+#include "journal/journalfile.h"
 
 #include "../support/storedump.h"
 

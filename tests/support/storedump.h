@@ -6,7 +6,7 @@
 
 #include "awaitresult.h"
 
-#include "storage/queuestore.h"
+#include "core/queuestore.h"
 
 #include <QStringList>
 #include <QTest>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "storage/readyset.h"
+#include "readyset.h"
 
 #include <deque>
 #include <functional>
