@@ -3,7 +3,7 @@
 
 #include "keyedtablemodel.h"
 
-#include "errors/errormanager.h"
+#include "core/errorrecord.h"
 
 namespace Broker::Ui {
 

@@ -9,7 +9,6 @@
 #include "settingspage.h"
 #include "userspage.h"
 
-#include "config/configeditor.h"
 
 
 #include "runtime/continuation.h"
@@ -162,29 +161,27 @@ void MainWindow::applySnapshot(const BrokerSnapshot &snapshot)
     }
 }
 
-void MainWindow::applySettings(const QList<QPair<QString, QVariant>> &changes, const QStringList &descriptions)
+void MainWindow::applySettings(const QList<ConfigChange> &changes, const QStringList &descriptions)
 {
-    const QString configFile = m_hostSettings.configFile;
-    const Result<void> written = ConfigEditor::apply(
-        configFile, changes,
-        QStringLiteral("BrokerDesk desktop configuration; the Settings page rewrites this file.\n"
-                       "Every key of message_broker.yaml may be set here."));
-    if (!written) {
-        m_stateLabel->setText(tr("Settings not saved: %1").arg(written.error().message));
-        return;
-    }
-    // The desktop's overrides would hide what was just saved.
-    for (const auto &change : changes) {
+    HostSettings next = m_hostSettings;
+    // The desktop's overrides would hide what is being saved.
+    for (const ConfigChange &change : changes) {
         if (change.first == QLatin1StringView("api.bind"))
-            m_hostSettings.bindOverride.clear();
+            next.bindOverride.clear();
         if (change.first == QLatin1StringView("api.port"))
-            m_hostSettings.portOverride = -1;
+            next.portOverride = -1;
     }
     m_settings->setBusy(true);
-    whenFinished(m_client.start(m_hostSettings), this, [this, descriptions](const StartReport &report) {
+    whenFinished(m_client.applySettings(next, changes), this,
+                 [this, next, descriptions](const Result<StartReport> &applied) {
         m_settings->setBusy(false);
-        showStartReport(report);
-        if (report.ok)
+        if (!applied) {
+            m_stateLabel->setText(tr("Settings not saved: %1").arg(applied.error().message));
+            return;
+        }
+        m_hostSettings = next;
+        showStartReport(*applied);
+        if (applied->ok)
             m_stateLabel->setText(tr("Broker restarted: %1").arg(descriptions.join(QStringLiteral("; "))));
     });
 }

@@ -55,7 +55,7 @@ private:
     void addPage(QWidget *page, const QString &title);
     void stateChanged(BrokerClient::State state);
     void applySnapshot(const BrokerSnapshot &snapshot);
-    void applySettings(const QList<QPair<QString, QVariant>> &changes, const QStringList &descriptions);
+    void applySettings(const QList<ConfigChange> &changes, const QStringList &descriptions);
     void notify(const ErrorRecord &record);
     void setUpTray();
 

@@ -160,9 +160,9 @@ void SettingsPage::showConfig(const BrokerConfig &config, const QString &configF
     updateState();
 }
 
-QList<ConfigEditor::Change> SettingsPage::changes() const
+QList<ConfigChange> SettingsPage::changes() const
 {
-    QList<ConfigEditor::Change> changed;
+    QList<ConfigChange> changed;
     auto compare = [&](const char *key, const QVariant &now, const QVariant &before) {
         if (now != before)
             changed.append(qMakePair(QString::fromLatin1(key), now));

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/brokerconfig.h"
-#include "config/configeditor.h"
+#include "core/configchange.h"
 
 #include <QWidget>
 
@@ -28,12 +28,12 @@ public:
     // The settings in force; the form starts from them again.
     void showConfig(const Broker::BrokerConfig &config, const QString &configFile);
     // Settings that differ from those in force.
-    QList<ConfigEditor::Change> changes() const;
+    QList<ConfigChange> changes() const;
     QStringList describeChanges() const;
     void setBusy(bool busy);
 
 Q_SIGNALS:
-    void applyRequested(const QList<Broker::ConfigEditor::Change> &changes, const QStringList &descriptions);
+    void applyRequested(const QList<Broker::ConfigChange> &changes, const QStringList &descriptions);
 
 private:
     void updateState();

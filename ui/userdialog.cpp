@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "userdialog.h"
 
-#include "security/userdirectory.h"
+#include "core/user.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -59,7 +59,7 @@ void UserDialog::editExisting(const QString &id, const QString &name, const QStr
 void UserDialog::updateState()
 {
     QString problem;
-    if (!m_id->text().isEmpty() && !UserDirectory::isValidUserId(userId()))
+    if (!m_id->text().isEmpty() && !isValidUserId(userId()))
         problem = tr("Up to 64 letters, digits, '_', '.', '-' and '@', starting with a letter or digit");
     else if (roles().isEmpty())
         problem = tr("Choose at least one role");

@@ -3,7 +3,7 @@
 
 #include "keyedtablemodel.h"
 
-#include "security/userdirectory.h"
+#include "core/user.h"
 
 namespace Broker::Ui {
 

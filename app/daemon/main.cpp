@@ -66,19 +66,13 @@ int main(int argc, char **argv)
         return Ok;
     }
     if (parser.isSet(repairOption)) {
-        const Broker::Result<Broker::JournaledStore::RepairReport> report =
-            Broker::BrokerHost::repairJournal(parser.value(repairOption));
+        const Broker::Result<QStringList> report = Broker::BrokerHost::repairJournal(parser.value(repairOption));
         if (!report) {
             std::fprintf(stderr, "brokerd: %s\n", qPrintable(report.error().message));
             return StorageError;
         }
-        for (const QString &damage : report->damaged)
-            std::printf("damaged: %s\n", qPrintable(damage));
-        std::printf("kept %lld records; dropped %lld damaged bytes, %lld records this build cannot read and %lld that "
-                    "depended on what was lost (%lld kept with the lease receipts they draw now); the original is "
-                    "%s\n",
-                    report->kept, report->skippedBytes, report->undecodable, report->dependent, report->adjusted,
-                    qPrintable(report->originalCopy));
+        for (const QString &line : *report)
+            std::printf("%s\n", qPrintable(line));
         return Ok;
     }
     if (!parser.positionalArguments().isEmpty()) {
@@ -132,8 +126,8 @@ int main(int argc, char **argv)
     }
 
     qCInfo(lcEngine).noquote() << QStringLiteral("brokerd %1 listening on %2: storage %3, %4 users from %5")
-                                      .arg(QStringLiteral(BROKER_VERSION), host.apiUrl(), host.broker()->storageBackend())
-                                      .arg(host.users()->users().size())
+                                      .arg(QStringLiteral(BROKER_VERSION), host.apiUrl(), host.storageBackend())
+                                      .arg(host.userCount())
                                       .arg(host.usersFile());
 
     UnixSignals signals_;

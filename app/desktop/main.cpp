@@ -4,9 +4,9 @@
 #include "screenshots.h"
 #include "singleinstance.h"
 
-#include "config/configeditor.h"
 #include "runtime/brokerclient.h"
 #include "runtime/continuation.h"
+#include "runtime/desktopconfig.h"
 #include "runtime/unixsignals.h"
 #include "ui/mainwindow.h"
 
@@ -35,35 +35,6 @@ bool displayAvailable(int argc, char **argv)
     }
     return qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || qEnvironmentVariableIsSet("DISPLAY")
         || qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
-}
-
-// First run: a small configuration of the desktop's own in the user's config folder. The users
-// file is made by the broker on its first start, with a fresh admin key shown once.
-Broker::Result<QString> desktopConfigFile(const QString &requested)
-{
-    if (!requested.isEmpty())
-        return QFileInfo(requested).absoluteFilePath();
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + QStringLiteral("/brokerdesk");
-    const QString file = dir + QStringLiteral("/message_broker.yaml");
-    if (QFile::exists(file))
-        return file;
-    if (!QDir().mkpath(dir))
-        return Broker::Error{Broker::ErrorCode::Unavailable, QStringLiteral("cannot create %1").arg(dir)};
-    QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-    const Broker::Result<void> written = Broker::ConfigEditor::apply(
-        file,
-        {{QStringLiteral("api.bind"), QStringLiteral("127.0.0.1")},
-         {QStringLiteral("api.port"), 8080},
-         {QStringLiteral("storage.backend"), QStringLiteral("memory")},
-         // Desktop users expect their queues back after a restart or a crash.
-         {QStringLiteral("storage.memory.journal.enabled"), true},
-         {QStringLiteral("storage.memory.journal.fsync"), QStringLiteral("everysec")},
-         {QStringLiteral("security.users_file"), QStringLiteral("users.yaml")}},
-        QStringLiteral("BrokerDesk desktop configuration; the Settings page rewrites this file.\n"
-                       "Every key of message_broker.yaml may be set here."));
-    if (!written)
-        return written.error();
-    return file;
 }
 
 } // namespace
@@ -130,7 +101,7 @@ int main(int argc, char **argv)
         if (!file.open(QIODevice::WriteOnly) || file.write("api: {bind: 127.0.0.1, port: 0}\n") < 0)
             return 1;
     } else {
-        const Broker::Result<QString> config = desktopConfigFile(parser.value(configOption));
+        const Broker::Result<QString> config = Broker::desktopConfigFile(parser.value(configOption));
         if (!config) {
             QTextStream(stderr) << "brokerdesk: " << config.error().message << '\n';
             return 3;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "brokerclient.h"
 
+#include "desktopconfig.h"
 #include "hostworker.h"
 
 #include "engine/messagebroker.h"
+#include "security/userdirectory.h"
 
 namespace Broker {
 
@@ -71,18 +73,41 @@ QFuture<StartReport> BrokerClient::start(const HostSettings &settings)
     promise->start();
     QFuture<StartReport> future = promise->future();
     QMetaObject::invokeMethod(m_context, [this, settings, promise] {
-        HostWorker *worker = m_worker;
-        worker->stop([this, worker, settings, promise] {
-            StartReport report = worker->start(settings);
-            // Back in the main thread: BrokerClient's state is only touched there.
-            QMetaObject::invokeMethod(this, [this, report] {
-                m_lastStart = report;
-                setState(report.ok ? State::Running : State::Failed);
-            }, Qt::QueuedConnection);
-            fulfil(*promise, std::move(report));
+        restartInWorker(settings, [promise](StartReport report) { fulfil(*promise, std::move(report)); });
+    }, Qt::QueuedConnection);
+    return future;
+}
+
+QFuture<Result<StartReport>> BrokerClient::applySettings(const HostSettings &settings, const QList<ConfigChange> &changes)
+{
+    auto promise = std::make_shared<QPromise<Result<StartReport>>>();
+    promise->start();
+    QFuture<Result<StartReport>> future = promise->future();
+    QMetaObject::invokeMethod(m_context, [this, settings, changes, promise] {
+        if (const Result<void> written = writeDesktopConfig(settings.configFile, changes); !written) {
+            fulfil(*promise, Result<StartReport>(written.error()));
+            return;
+        }
+        QMetaObject::invokeMethod(this, [this] { setState(State::Starting); }, Qt::QueuedConnection);
+        restartInWorker(settings, [promise](StartReport report) {
+            fulfil(*promise, Result<StartReport>(std::move(report)));
         });
     }, Qt::QueuedConnection);
     return future;
+}
+
+void BrokerClient::restartInWorker(const HostSettings &settings, std::function<void(StartReport)> done)
+{
+    HostWorker *worker = m_worker;
+    worker->stop([this, worker, settings, done = std::move(done)] {
+        StartReport report = worker->start(settings);
+        // Back in the main thread: BrokerClient's state is only touched there.
+        QMetaObject::invokeMethod(this, [this, report] {
+            m_lastStart = report;
+            setState(report.ok ? State::Running : State::Failed);
+        }, Qt::QueuedConnection);
+        done(std::move(report));
+    });
 }
 
 QFuture<void> BrokerClient::stop()

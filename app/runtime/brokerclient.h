@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "brokerhost.h"
 #include "hostreport.h"
 
 #include "core/brokersnapshot.h"
+#include "core/configchange.h"
+#include "core/errorrecord.h"
 #include "core/message.h"
 #include "core/queueinfo.h"
 #include "core/result.h"
@@ -20,6 +21,7 @@
 
 namespace Broker {
 
+class BrokerHost;
 class HostWorker;
 
 // The desktop app's handle on the broker: lives in the main thread and runs the broker (engine,
@@ -44,6 +46,10 @@ public:
     // Starts the host (stopping a running one first, gracefully). stateChanged follows.
     QFuture<StartReport> start(const HostSettings &settings);
     QFuture<void> stop();
+    // Writes `changes` into the configuration file (in the worker thread: no file I/O in the
+    // GUI's), then restarts the host with `settings`. An error when the file could not be written:
+    // then nothing was changed and the running broker goes on as it was.
+    QFuture<Result<StartReport>> applySettings(const HostSettings &settings, const QList<ConfigChange> &changes);
 
     QFuture<Result<QueueInfo>> createQueue(const QString &name, const QJsonObject &options);
     QFuture<Result<qint64>> deleteQueue(const QString &name);
@@ -73,6 +79,8 @@ private:
     template<typename T>
     QFuture<Result<T>> call(std::function<void(BrokerHost &, std::function<void(Result<T>)>)> operation);
     void setState(State state);
+    // In the worker thread: stops the host, starts it with `settings`, and reports to `done`.
+    void restartInWorker(const HostSettings &settings, std::function<void(StartReport)> done);
 
     QThread m_thread;
     QObject *m_context = nullptr;   // lives in m_thread: the target of every queued call

@@ -2,8 +2,13 @@
 #include "brokerhost.h"
 
 #include "config/configloader.h"
-#include "rest/restserver.h"
+#include "engine/messagebroker.h"
+#include "engine/queuetyperegistry.h"
+#include "errors/errormanager.h"
 #include "errors/logging.h"
+#include "rest/restserver.h"
+#include "security/accesspolicy.h"
+#include "security/userdirectory.h"
 #include "storage/journaledstore.h"
 #include "storage/memorystore.h"
 #include "storage/redisstore.h"
@@ -55,7 +60,10 @@ Rest::RestOptions restOptionsFrom(const BrokerConfig &config)
 
 } // namespace
 
-BrokerHost::BrokerHost(QObject *parent) : QObject(parent) {}
+BrokerHost::BrokerHost(QObject *parent)
+    : QObject(parent), m_policy(std::make_unique<AccessPolicy>()), m_types(std::make_unique<QueueTypeRegistry>())
+{
+}
 
 Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfig &config, const QString &usersPath)
 {
@@ -77,7 +85,7 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfi
     options.breaker.failureThreshold = redis.breakerFailures;
     options.breaker.openMs = qint64(redis.breakerOpenSeconds) * 1000;
     options.breaker.firstProbeMs = redis.breakerFirstProbeMs;
-    auto store = std::make_unique<RedisStore>(options, m_types, m_clock);
+    auto store = std::make_unique<RedisStore>(options, *m_types, m_clock);
     if (redis.spool) {
         // Relative paths are taken from the users file's folder, where the default lives too.
         const QString path = QFileInfo(usersPath).absoluteDir().absoluteFilePath(
@@ -107,7 +115,7 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openStore(const BrokerConfig &co
         return openRedisStore(config, usersPath);
     const BrokerConfig::Journal &journal = config.storage.journal;
     if (!journal.enabled)
-        return std::unique_ptr<QueueStore>(std::make_unique<MemoryStore>(m_types, m_clock));
+        return std::unique_ptr<QueueStore>(std::make_unique<MemoryStore>(*m_types, m_clock));
     JournaledStore::Options options;
     options.path = journal.path.isEmpty() ? QFileInfo(usersPath).absoluteDir().filePath(QStringLiteral("journal"))
                                           : QFileInfo(journal.path).absoluteFilePath();
@@ -115,7 +123,7 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openStore(const BrokerConfig &co
         : journal.fsync == QLatin1StringView("no")               ? JournalWriter::Fsync::Never
                                                                  : JournalWriter::Fsync::EverySecond;
     JournaledStore::ReplayReport report;
-    Result<std::unique_ptr<JournaledStore>> opened = JournaledStore::open(m_types, m_clock, options, &report);
+    Result<std::unique_ptr<JournaledStore>> opened = JournaledStore::open(*m_types, m_clock, options, &report);
     if (!opened) {
         return Error{ErrorCode::Unavailable,
                      QStringLiteral("%1 (brokerd --repair-journal %2 keeps every intact record)")
@@ -138,11 +146,46 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openStore(const BrokerConfig &co
     return std::unique_ptr<QueueStore>(std::move(opened.value()));
 }
 
-Result<JournaledStore::RepairReport> BrokerHost::repairJournal(const QString &path)
+Result<QStringList> BrokerHost::repairJournal(const QString &path)
 {
     const QueueTypeRegistry types;
     const SystemClock clock;
-    return JournaledStore::repair(types, clock, path);
+    const Result<JournaledStore::RepairReport> report = JournaledStore::repair(types, clock, path);
+    if (!report)
+        return report.error();
+    QStringList lines;
+    for (const QString &damage : report->damaged)
+        lines.append(QStringLiteral("damaged: ") + damage);
+    lines.append(QStringLiteral("kept %1 records; dropped %2 damaged bytes, %3 records this build cannot read and %4 that "
+                                "depended on what was lost (%5 kept with the lease receipts they draw now); the original is "
+                                "%6")
+                     .arg(report->kept)
+                     .arg(report->skippedBytes)
+                     .arg(report->undecodable)
+                     .arg(report->dependent)
+                     .arg(report->adjusted)
+                     .arg(report->originalCopy));
+    return lines;
+}
+
+const AccessPolicy &BrokerHost::policy() const
+{
+    return *m_policy;
+}
+
+QString BrokerHost::usersFile() const
+{
+    return m_users ? m_users->path() : QString();
+}
+
+int BrokerHost::userCount() const
+{
+    return m_users ? int(m_users->users().size()) : 0;
+}
+
+QString BrokerHost::storageBackend() const
+{
+    return m_broker ? m_broker->storageBackend() : QString();
 }
 
 BrokerHost::~BrokerHost()
@@ -168,9 +211,9 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     if (const Result<void> env = ConfigLoader::applyEnvironment(m_config, QProcessEnvironment::systemEnvironment()); !env)
         return env;
 
-    m_policy = AccessPolicy{};
+    *m_policy = AccessPolicy{};
     for (const auto &[name, permissions] : m_config.security.roles) {
-        if (const Result<void> defined = m_policy.defineRole(name, permissions); !defined)
+        if (const Result<void> defined = m_policy->defineRole(name, permissions); !defined)
             return Error{ErrorCode::InvalidArgument, QStringLiteral("security.roles: %1").arg(defined.error().message)};
     }
 
@@ -181,7 +224,7 @@ Result<void> BrokerHost::start(const HostSettings &settings)
         usersPath = QDir(base).absoluteFilePath(m_config.security.usersFile);
     }
     m_failedStage = StartStage::Users;
-    auto users = std::make_unique<UserDirectory>(m_policy, m_clock);
+    auto users = std::make_unique<UserDirectory>(*m_policy, m_clock);
     Result<QList<IssuedKey>> issued = users->load(usersPath, settings.createUsersFile);
     if (!issued)
         return issued.error();
@@ -197,7 +240,7 @@ Result<void> BrokerHost::start(const HostSettings &settings)
         return store.error();
     }
     m_store = std::move(store.value());
-    m_broker = std::make_unique<MessageBroker>(*m_store, m_types, m_clock, m_config.engineOptions(), m_errors.get());
+    m_broker = std::make_unique<MessageBroker>(*m_store, *m_types, m_clock, m_config.engineOptions(), m_errors.get());
     if (!settings.serveApi)
         return {};
 
@@ -212,7 +255,7 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     }
     const int port = settings.portOverride >= 0 ? settings.portOverride : m_config.api.port;
     m_rest = std::make_unique<Rest::RestServer>(
-        Rest::RestContext{*m_broker, *m_users, m_policy, *m_errors, m_clock, restOptionsFrom(m_config)});
+        Rest::RestContext{*m_broker, *m_users, *m_policy, *m_errors, m_clock, restOptionsFrom(m_config)});
     const Result<quint16> listening = m_rest->listen(address, quint16(port));
     if (!listening) {
         stop();

@@ -1,47 +1,37 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "hostsettings.h"
+
 #include "core/brokerconfig.h"
 #include "core/clock.h"
 #include "core/result.h"
-#include "engine/messagebroker.h"
-#include "engine/queuetyperegistry.h"
-#include "errors/errormanager.h"
-#include "security/accesspolicy.h"
-#include "security/userdirectory.h"
-#include "storage/journaledstore.h"
-#include "core/queuestore.h"
+#include "core/user.h"
 
 #include <QHostAddress>
-
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 
 namespace Broker {
 
+class AccessPolicy;
+class ErrorManager;
+class MessageBroker;
+class QueueStore;
+class QueueTypeRegistry;
+class UserDirectory;
 namespace Rest {
 class RestServer;
 }
 
-// Where a host finds its files. The users file, when relative, is resolved against the config
-// file's folder (as message_broker.yaml's security.users_file says).
-struct HostSettings
-{
-    QString configFile;       // empty: built-in defaults
-    QString usersFile;        // empty: security.users_file from the config
-    bool createUsersFile = false; // first run of a desktop: make one with a fresh admin key
-    bool serveApi = true;         // start the REST API
-    QString bindOverride;         // empty: api.bind from the config
-    int portOverride = -1;        // -1: api.port from the config (0: any free port)
-};
-
-// What failed when start() failed; brokerd turns it into its exit code.
-enum class StartStage { Config, Users, Storage, Listen };
-
 // Owns everything one broker consists of: configuration, users and roles, the store, the
 // engine and its error manager. Lives in one thread (the engine's) and is used only from there.
+// This header names the engine's classes without their definitions, so that programs and tests
+// that only run a host (brokerd) need nothing but the runtime; code that uses broker(), users()
+// or errors() includes and links the rooms it talks to.
 class BrokerHost : public QObject
 {
     Q_OBJECT
@@ -55,8 +45,9 @@ public:
     // Loads configuration (file, then environment) and users, and starts the engine. Errors say
     // which file and line is wrong. Keys generated for placeholders are in issuedKeys() afterwards.
     Result<void> start(const HostSettings &settings);
-    // Offline repair of a memory store's journal with the queue types this host knows.
-    static Result<JournaledStore::RepairReport> repairJournal(const QString &path);
+    // Offline repair of a memory store's journal with the queue types this host knows: what it
+    // found and did, as lines for a person.
+    static Result<QStringList> repairJournal(const QString &path);
     void stop();
     // Graceful stop of the API: no new connections, long polls end, requests in progress are
     // answered; drained() follows.
@@ -67,13 +58,16 @@ public:
     const BrokerConfig &config() const { return m_config; }
     const QStringList &configWarnings() const { return m_configWarnings; }
     const QList<IssuedKey> &issuedKeys() const { return m_issuedKeys; }
-    QString usersFile() const { return m_users ? m_users->path() : QString(); }
+    QString usersFile() const;
+    int userCount() const;
+    // "memory" or "redis"; empty while not running.
+    QString storageBackend() const;
     // The journal file of a durable memory store; empty when the store is volatile.
     QString journalPath() const { return m_journalPath; }
 
     MessageBroker *broker() const { return m_broker.get(); }
     UserDirectory *users() const { return m_users.get(); }
-    const AccessPolicy &policy() const { return m_policy; }
+    const AccessPolicy &policy() const;
     ErrorManager *errors() const { return m_errors.get(); }
     Rest::RestServer *restServer() const { return m_rest.get(); }
     // Where the API listens, e.g. "http://127.0.0.1:8080" (empty when it does not).
@@ -91,8 +85,8 @@ private:
     BrokerConfig m_config;
     QStringList m_configWarnings;
     QList<IssuedKey> m_issuedKeys;
-    AccessPolicy m_policy;
-    QueueTypeRegistry m_types;
+    std::unique_ptr<AccessPolicy> m_policy;
+    std::unique_ptr<QueueTypeRegistry> m_types;
     std::unique_ptr<ErrorManager> m_errors;
     std::unique_ptr<UserDirectory> m_users;
     std::unique_ptr<QueueStore> m_store;

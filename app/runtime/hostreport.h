@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "brokerhost.h"
+#include "hostsettings.h"
 
-#include "errors/errormanager.h"
-#include "security/userdirectory.h"
+#include "core/brokerconfig.h"
+#include "core/errorrecord.h"
+#include "core/user.h"
 
 #include <QList>
 #include <QMetaType>

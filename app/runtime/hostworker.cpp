@@ -2,6 +2,9 @@
 #include "hostworker.h"
 
 #include "engine/messagebroker.h"
+#include "errors/errormanager.h"
+#include "security/accesspolicy.h"
+#include "security/userdirectory.h"
 #include "rest/restserver.h"
 
 #include <algorithm>

@@ -5,6 +5,7 @@
 #include "hostreport.h"
 
 #include "core/brokersnapshot.h"
+#include "core/errorrecord.h"
 
 #include <QObject>
 #include <QTimer>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/configchange.h"
 #include "core/result.h"
 
 #include <QList>
@@ -18,7 +19,7 @@ namespace Broker {
 class ConfigEditor
 {
 public:
-    using Change = QPair<QString, QVariant>;
+    using Change = ConfigChange;
 
     static Result<void> apply(const QString &path, const QList<Change> &changes, const QString &header = {});
 };

@@ -4,6 +4,7 @@
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
+#include <QStringView>
 
 namespace Broker {
 
@@ -25,5 +26,8 @@ struct IssuedKey
     QString userId;
     QString apiKey;
 };
+
+// 1 to 64 characters: letters, digits, and after the first also _ . - @.
+bool isValidUserId(QStringView id);
 
 } // namespace Broker

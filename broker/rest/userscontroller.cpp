@@ -99,7 +99,7 @@ void UsersController::create(const ExchangePtr &exchange)
     const Result<QStringList> roles = readRoles(*body, true);
     if (!check(exchange, id) || !check(exchange, name) || !check(exchange, roles))
         return;
-    if (!UserDirectory::isValidUserId(*id))
+    if (!isValidUserId(*id))
         return exchange->sendProblem(400, QStringLiteral("Invalid user id"),
                                      QStringLiteral("Letters, digits and _ . - @; at most 64"));
     if (!m_context.permit(exchange, ManageUsers) || !check(exchange, m_context.users.mayGrant(actorRoles(exchange), *roles)))

@@ -117,19 +117,6 @@ void UserDirectory::warnAboutPlaintextKeys(const QString &path, const QStringLis
     qCWarning(lcSecurity).noquote() << warning;
 }
 
-bool UserDirectory::isValidUserId(const QString &id)
-{
-    if (id.isEmpty() || id.size() > 64)
-        return false;
-    for (qsizetype i = 0; i < id.size(); ++i) {
-        const char16_t c = id[i].unicode();
-        const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        if (!alnum && (i == 0 || (c != '_' && c != '.' && c != '-' && c != '@')))
-            return false;
-    }
-    return true;
-}
-
 Result<void> UserDirectory::checkRoles(const QStringList &roles) const
 {
     if (roles.isEmpty())
@@ -184,7 +171,7 @@ Result<QList<IssuedKey>> UserDirectory::load(const QString &path, bool createIfM
             context.fail(top.mark(), QStringLiteral("expected a 'users' mapping"));
         for (const QString &id : users.keys()) {
             YamlSection entry = users.section(id.toStdString());
-            if (!isValidUserId(id)) {
+            if (!Broker::isValidUserId(id)) {
                 context.fail(entry.mark(), QStringLiteral("invalid user id '%1' (letters, digits and _ . - @; at most 64)").arg(id));
                 break;
             }
@@ -344,7 +331,7 @@ Result<void> UserDirectory::commit(std::map<QString, User> changed)
 
 Result<IssuedKey> UserDirectory::addUser(const QString &id, const QString &name, const QStringList &roles)
 {
-    if (!isValidUserId(id))
+    if (!Broker::isValidUserId(id))
         return invalid(QStringLiteral("Invalid user id (letters, digits and _ . - @; at most 64)"));
     if (m_users.contains(id))
         return Error{ErrorCode::Conflict, QStringLiteral("User already exists")};

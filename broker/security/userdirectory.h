@@ -68,7 +68,6 @@ public:
     // disable, delete): it must hold every permission that user holds. NotFound for no such user.
     Result<void> mayManage(const QStringList &actorRoles, const QString &id) const;
 
-    static bool isValidUserId(const QString &id);
     static const QString &lastAdminMessage();
 
 private:

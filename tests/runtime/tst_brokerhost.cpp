@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runtime/brokerhost.h"
 
+#include "engine/messagebroker.h"
+#include "security/accesspolicy.h"
+#include "security/userdirectory.h"
+
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>

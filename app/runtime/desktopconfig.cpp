@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "desktopconfig.h"
+
+#include "config/configeditor.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QStandardPaths>
+
+namespace Broker {
+
+Result<QString> desktopConfigFile(const QString &requested)
+{
+    if (!requested.isEmpty())
+        return QFileInfo(requested).absoluteFilePath();
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + QStringLiteral("/brokerdesk");
+    const QString file = dir + QStringLiteral("/message_broker.yaml");
+    if (QFile::exists(file))
+        return file;
+    if (!QDir().mkpath(dir))
+        return Error{ErrorCode::Unavailable, QStringLiteral("cannot create %1").arg(dir)};
+    QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    const Result<void> written = writeDesktopConfig(
+        file, {{QStringLiteral("api.bind"), QStringLiteral("127.0.0.1")},
+               {QStringLiteral("api.port"), 8080},
+               {QStringLiteral("storage.backend"), QStringLiteral("memory")},
+               // Desktop users expect their queues back after a restart or a crash.
+               {QStringLiteral("storage.memory.journal.enabled"), true},
+               {QStringLiteral("storage.memory.journal.fsync"), QStringLiteral("everysec")},
+               {QStringLiteral("security.users_file"), QStringLiteral("users.yaml")}});
+    if (!written)
+        return written.error();
+    return file;
+}
+
+Result<void> writeDesktopConfig(const QString &file, const QList<ConfigChange> &changes)
+{
+    return ConfigEditor::apply(file, changes,
+                               QStringLiteral("BrokerDesk desktop configuration; the Settings page rewrites this file.\n"
+                                              "Every key of message_broker.yaml may be set here."));
+}
+
+} // namespace Broker
