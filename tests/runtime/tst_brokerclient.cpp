@@ -44,8 +44,52 @@ private Q_SLOTS:
     void usersAreWrittenAndReported();
     void commandsWhileStoppedFail();
     void restartStopsTheOldHostFirst();
+    void settingsAreWrittenThenApplied();
+    void settingsThatCannotBeWrittenChangeNothing();
     void destroyingWhileBusyEndsCleanly();
 };
+
+// Apply writes the file in the worker thread and restarts the broker on it.
+void TestBrokerClient::settingsAreWrittenThenApplied()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    HostSettings s = settings();
+    s.configFile = dir.filePath("broker.yaml");
+    QVERIFY(QFile::copy(m_dir.filePath("broker.yaml"), s.configFile));
+    BrokerClient client;
+    QVERIFY(wait(client.start(s)).ok);
+
+    const Result<StartReport> applied =
+        wait(client.applySettings(s, {{"message_broker.max_queue_size", 77}, {"api.limits.max_batch", 12}}));
+    QVERIFY2(applied.ok(), applied.ok() ? "" : qPrintable(applied.error().message));
+    QVERIFY2(applied->ok, qPrintable(applied->error));
+    QCOMPARE(applied->config.queues.maxQueueSize, 77);
+    QCOMPARE(applied->config.api.limits.maxBatch, 12);
+    QTRY_COMPARE(client.state(), BrokerClient::State::Running);
+    QFile file(s.configFile);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray text = file.readAll();
+    QVERIFY(text.contains("max_queue_size: 77"));
+    QVERIFY(text.contains("users_file: users.yaml")); // other keys are kept
+}
+
+// A file that cannot be written: an error, and the broker goes on as it was.
+void TestBrokerClient::settingsThatCannotBeWrittenChangeNothing()
+{
+    BrokerClient client;
+    const StartReport started = wait(client.start(settings()));
+    QVERIFY(started.ok);
+    HostSettings elsewhere = settings();
+    elsewhere.configFile = m_dir.filePath("no-such-folder/broker.yaml");
+
+    const Result<StartReport> applied = wait(client.applySettings(elsewhere, {{"api.port", 1}}));
+    QVERIFY(!applied.ok());
+    QVERIFY(!applied.error().message.isEmpty());
+    QCOMPARE(client.state(), BrokerClient::State::Running);
+    QCOMPARE(client.lastStart().apiUrl, started.apiUrl);
+    QVERIFY(wait(client.createQueue("still-here", {})).ok());
+}
 
 void TestBrokerClient::initTestCase()
 {
