@@ -17,6 +17,9 @@ namespace BrokerCtl {
 enum ExitCode { Ok = 0, Failure = 1, UsageError = 2, HttpError = 3, ConnectionError = 4 };
 
 // The subcommands. Each runs asynchronously and ends by calling `finish` with an exit code.
+// This class is the one entry point; its handlers live by command group: commands.cpp (dispatch
+// and the request plumbing), queuecommands.cpp, messagecommands.cpp, usercommands.cpp and
+// operationcommands.cpp (health, metrics, demo).
 class Commands : public QObject
 {
     Q_OBJECT
@@ -37,12 +40,16 @@ private:
     bool need(const QStringList &words, int count, const char *usage);
     QString option(const char *name) const;
 
-    void health();
+    // queuecommands.cpp
     void queues(const QStringList &words);
+    // messagecommands.cpp
     void publish(const QStringList &words);
     void consume(const QStringList &words);
     void settle(const QStringList &words); // ack, nack, extend
+    // usercommands.cpp
     void users(const QStringList &words);
+    // operationcommands.cpp
+    void health();
     void metrics();
     void demo();
     void demoStep(const QString &queue, int published, int consumed);

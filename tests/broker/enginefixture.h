@@ -14,30 +14,34 @@
 #include <QJsonDocument>
 #include <QTest>
 
+#include <memory>
 #include <optional>
 
 namespace Broker::Testing {
 
+// The result of one operation. The completion shares the slot it writes into (it never points at
+// this object): when a test fails early and its Captured is gone, a reply still on its way (a
+// parked long poll ended by the broker's shutdown, a late Redis answer) finds live state.
 template<typename T>
 class Captured
 {
 public:
     Completion<T> sink()
     {
-        return [this](Result<T> result) { m_result.emplace(std::move(result)); };
+        return [result = m_result](Result<T> r) { result->emplace(std::move(r)); };
     }
-    bool done() const { return m_result.has_value(); }
+    bool done() const { return m_result->has_value(); }
     Result<T> take()
     {
         if (testingRedis())
-            waitUntil([this] { return m_result.has_value(); }, 10'000);
-        if (!m_result)
+            waitUntil([this] { return m_result->has_value(); }, 10'000);
+        if (!m_result->has_value())
             qFatal("the operation did not complete");
-        return std::move(*m_result);
+        return std::move(**m_result);
     }
 
 private:
-    std::optional<Result<T>> m_result;
+    std::shared_ptr<std::optional<Result<T>>> m_result = std::make_shared<std::optional<Result<T>>>();
 };
 
 inline QJsonObject jsonObject(const char *text)

@@ -2,11 +2,14 @@
 #include "config/configeditor.h"
 #include "config/configloader.h"
 
+#include "../support/testdata.h"
+
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
 using namespace Broker;
+using Broker::Testing::testData;
 
 class TestConfigEditor : public QObject
 {
@@ -24,7 +27,7 @@ void TestConfigEditor::changesKeepOtherKeys()
     const QString path = dir.filePath("broker.yaml");
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write("core: {name: desk}\napi:\n  port: 8080\n  limits: {max_batch: 7}\n");
+    file.write(testData(QStringLiteral("configeditor/desk.yaml")));
     file.close();
 
     const Result<void> applied = ConfigEditor::apply(

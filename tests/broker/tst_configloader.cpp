@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "config/configloader.h"
 
+#include "../support/testdata.h"
+
 #include <QTest>
 
 using namespace Broker;
+using Broker::Testing::testData;
 
 class TestConfigLoader : public QObject
 {
@@ -52,25 +55,7 @@ void TestConfigLoader::shippedFileHoldsTheDefaults()
 
 void TestConfigLoader::readsValues()
 {
-    const QByteArray text = R"(
-core: {name: desk-1, log_level: debug}
-storage:
-  backend: redis
-  redis: {host: cache.internal, port: 6380, password: s3cret, tls: yes, database: 2}
-  memory: {journal: {enabled: true, fsync: always, path: /var/lib/x/journal}}
-api:
-  bind: 0.0.0.0
-  port: 9090
-  cors_origins: "https://a.example, https://b.example"
-  rate_limit: {enabled: true, requests_per_minute: 60}
-  limits: {max_batch: 10, max_wait_seconds: 5}
-message_broker: {max_queue_size: 50, message_ttl: 120, max_deliveries: 9}
-security:
-  users_file: /etc/brokerd/users.yaml
-  roles:
-    auditor: {permissions: [list_queues, "peek:*"]}
-error: {max_records: 10, notify_severity: warning}
-)";
+    const QByteArray text = testData(QStringLiteral("configloader/every-section.yaml"));
     const Result<LoadedConfig> loaded = ConfigLoader::loadText(text, "broker.yaml");
     QVERIFY2(loaded.ok(), loaded.ok() ? "" : qPrintable(loaded.error().message));
     QVERIFY(loaded->warnings.isEmpty());
@@ -212,16 +197,7 @@ void TestConfigLoader::connectionGuardKeys()
     QCOMPARE(shipped->config.api.rateLimit.authLogIntervalSeconds, d.api.rateLimit.authLogIntervalSeconds);
 
     // ... and each key is read.
-    const QByteArray text = R"(
-api:
-  rate_limit: {auth_failures_per_minute: 10, auth_log_interval_seconds: 30}
-  limits:
-    head_timeout_seconds: 3
-    max_connections_per_address: 8
-    max_connections_per_loopback_address: 500
-    max_pending_output_bytes: 65536
-    output_drain_timeout_seconds: 4
-)";
+    const QByteArray text = testData(QStringLiteral("configloader/connection-limits.yaml"));
     const Result<LoadedConfig> loaded = ConfigLoader::loadText(text, "broker.yaml");
     QVERIFY2(loaded.ok(), loaded.ok() ? "" : qPrintable(loaded.error().message));
     QVERIFY(loaded->warnings.isEmpty());

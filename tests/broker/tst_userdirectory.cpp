@@ -2,6 +2,8 @@
 #include "security/apikey.h"
 #include "security/userdirectory.h"
 
+#include "../support/testdata.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -11,6 +13,7 @@
 #include <sys/stat.h>
 
 using namespace Broker;
+using Broker::Testing::testData;
 
 class TestUserDirectory : public QObject
 {
@@ -95,8 +98,7 @@ void TestUserDirectory::placeholdersAreReplacedAndOnlyHashesWritten()
 void TestUserDirectory::realPlaintextKeysWork()
 {
     QTemporaryDir dir;
-    const QByteArray text = "users:\n  ci:\n    roles: [publisher, consumer]\n    api_key: long-enough-real-key\n"
-                            "    name: CI robot\n  off:\n    role: admin\n    api_key: other-real-key\n    disabled: true\n";
+    const QByteArray text = testData(QStringLiteral("userdirectory/plaintext-keys.yaml"));
     const QString path = write(dir, text);
     UserDirectory users(m_policy, m_clock);
     QVERIFY(users.load(path)->isEmpty());
@@ -334,9 +336,7 @@ void TestUserDirectory::grantAndManageRules()
     QVERIFY(policy.defineRole("user_manager", {"manage_users", "list_queues", "publish:*"}).ok());
     QTemporaryDir dir;
     UserDirectory users(policy, m_clock);
-    QVERIFY(users.load(write(dir, "users:\n  root: {role: admin, api_key: k-root-1}\n"
-                                  "  pub: {role: publisher, api_key: k-pub-1}\n  con: {role: consumer, api_key: k-con-1}\n"))
-                .ok());
+    QVERIFY(users.load(write(dir, testData(QStringLiteral("userdirectory/one-user-per-role.yaml")))).ok());
     const Result<void> granted = users.mayGrant(actor, grant);
     QCOMPARE(granted.ok(), mayGrant);
     if (!granted)

@@ -5,6 +5,7 @@
 #include "journal/journalfile.h"
 
 #include "../support/storedump.h"
+#include "../support/testdata.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -192,14 +193,14 @@ void TestBrokerd::repairsAJournal()
 void TestBrokerd::journalKeepsMessagesAcrossAKill()
 {
     QTemporaryDir dir;
-    const QByteArray key = "journal-test-admin-key-0123456789";
+    const QByteArray key = "journal-test-admin-key-0123456789"; // the admin of tests/data/brokerd/journal/users.yaml
     QFile users(dir.filePath("users.yaml"));
     QVERIFY(users.open(QIODevice::WriteOnly));
-    users.write("users:\n  admin:\n    role: admin\n    api_key: " + key + "\n");
+    users.write(Broker::Testing::testData(QStringLiteral("brokerd/journal/users.yaml")));
     users.close();
     QFile config(dir.filePath("broker.yaml"));
     QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write("storage: {memory: {journal: {enabled: true, fsync: always}}}\n");
+    config.write(Broker::Testing::testData(QStringLiteral("brokerd/journal/broker.yaml")));
     config.close();
 
     QNetworkAccessManager network;

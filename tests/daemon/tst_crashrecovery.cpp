@@ -4,6 +4,7 @@
 // queued (lost = 0); a message acknowledged by its consumer must never come back; duplicates
 // happen only for messages whose ack was in flight when the broker died.
 #include "../support/deliveryaudit.h"
+#include "../support/testdata.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -27,7 +28,7 @@ namespace {
 constexpr int Rounds = 6;
 constexpr int Publishers = 4;
 constexpr int Consumers = 2;
-const QByteArray Key = "crash-test-admin-key-0123456789abcdef";
+const QByteArray Key = "crash-test-admin-key-0123456789abcdef"; // the admin of tests/data/crashrecovery/users.yaml
 
 } // namespace
 
@@ -127,12 +128,11 @@ private Q_SLOTS:
     {
         QFile users(m_dir.filePath("users.yaml"));
         QVERIFY(users.open(QIODevice::WriteOnly));
-        users.write("users:\n  admin:\n    role: admin\n    api_key: " + Key + "\n");
+        users.write(Broker::Testing::testData(QStringLiteral("crashrecovery/users.yaml")));
         users.close();
         QFile config(m_dir.filePath("broker.yaml"));
         QVERIFY(config.open(QIODevice::WriteOnly));
-        config.write("storage: {memory: {journal: {enabled: true, fsync: always}}}\n"
-                     "message_broker: {max_queue_size: 10000000, max_deliveries: 1000}\n");
+        config.write(Broker::Testing::testData(QStringLiteral("crashrecovery/broker.yaml")));
     }
 
     void killedAtRandomPointsLosesNothingAcknowledged()

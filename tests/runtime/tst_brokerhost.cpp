@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runtime/brokerhost.h"
 
+#include "../support/testdata.h"
+
 #include "engine/messagebroker.h"
 #include "security/accesspolicy.h"
 #include "security/userdirectory.h"
@@ -10,6 +12,7 @@
 #include <QTest>
 
 using namespace Broker;
+using Broker::Testing::testData;
 
 class TestBrokerHost : public QObject
 {
@@ -33,10 +36,8 @@ private Q_SLOTS:
 void TestBrokerHost::startsFromConfigAndUsers()
 {
     QTemporaryDir dir;
-    write(dir.filePath("broker.yaml"),
-          "message_broker: {max_queue_size: 7}\nsecurity:\n  users_file: people.yaml\n"
-          "  roles:\n    auditor: {permissions: [list_queues]}\n");
-    write(dir.filePath("people.yaml"), "users:\n  audit:\n    role: auditor\n    api_key: \"\"\n");
+    write(dir.filePath("broker.yaml"), testData(QStringLiteral("brokerhost/relative-users/broker.yaml")));
+    write(dir.filePath("people.yaml"), testData(QStringLiteral("brokerhost/relative-users/people.yaml")));
     BrokerHost host;
     HostSettings settings;
     settings.configFile = dir.filePath("broker.yaml");

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// For operators: health, metrics, and demo (a throughput run on a queue of its own).
+#include "commands.h"
+
+#include "commandsupport.h"
+
+#include <QJsonArray>
+#include <QRandomGenerator>
+
+#include <cstdio>
+
+namespace BrokerCtl {
+
+void Commands::health()
+{
+    call("GET", QStringLiteral("/health"), {}, [this](const QJsonValue &json) {
+        m_output.keyValues(pairsOf(json.toObject()), json);
+        m_finish(Ok);
+    });
+}
+
+void Commands::metrics()
+{
+    m_client.request("GET", QStringLiteral("/metrics"), {}, [this](const ApiResponse &response) {
+        if (response.connectionFailed())
+            return fail(ConnectionError, response.describeError());
+        if (!response.ok())
+            return fail(HttpError, response.describeError());
+        std::fwrite(response.body.constData(), 1, std::size_t(response.body.size()), stdout);
+        m_finish(Ok);
+    });
+}
+
+void Commands::demo()
+{
+    const int messages = option("messages").isEmpty() ? 10'000 : option("messages").toInt();
+    const int batch = option("batch").isEmpty() ? 100 : qBound(1, option("batch").toInt(), 1000);
+    if (messages <= 0)
+        return fail(UsageError, QStringLiteral("--messages must be positive"));
+    const QString queue = QStringLiteral("demo-%1").arg(QRandomGenerator::global()->generate(), 8, 16, QLatin1Char('0'));
+    QJsonObject body{{QStringLiteral("name"), queue},
+                     {QStringLiteral("options"), QJsonObject{{QStringLiteral("max_size"), messages}}}};
+    Output::note(QStringLiteral("demo: queue %1, %2 messages in batches of %3").arg(queue).arg(messages).arg(batch));
+    call("POST", QStringLiteral("/queues"), compact(body), [this, queue](const QJsonValue &) {
+        m_timer.start();
+        demoStep(queue, 0, 0);
+    });
+    setProperty("demoMessages", messages);
+    setProperty("demoBatch", batch);
+}
+
+void Commands::demoStep(const QString &queue, int published, int consumed)
+{
+    const int messages = property("demoMessages").toInt();
+    const int batch = property("demoBatch").toInt();
+    const QString path = QStringLiteral("/messages/") + queue;
+    if (published < messages) {
+        const int n = qMin(batch, messages - published);
+        QJsonArray items;
+        for (int i = 0; i < n; ++i)
+            items.append(QJsonObject{{QStringLiteral("n"), published + i}, {QStringLiteral("text"), QStringLiteral("demo message")}});
+        return call("POST", path + QStringLiteral("/batch"), compact(QJsonObject{{QStringLiteral("messages"), items}}),
+                    [this, queue, published, n](const QJsonValue &) {
+                        if (published + n >= property("demoMessages").toInt())
+                            m_publishMs = m_timer.elapsed();
+                        demoStep(queue, published + n, 0);
+                    });
+    }
+    if (consumed < messages) {
+        return call("GET", path + QStringLiteral("?count=%1").arg(batch), {},
+                    [this, queue, published, consumed](const QJsonValue &json) {
+                        const int got = json.toObject().contains(QStringLiteral("message"))
+                            ? 1
+                            : int(json[QStringLiteral("messages")].toArray().size());
+                        demoStep(queue, published, consumed + got);
+                    },
+                    [this, queue] { fail(Failure, QStringLiteral("demo: queue %1 ran dry early").arg(queue)); });
+    }
+    const qint64 totalMs = qMax<qint64>(1, m_timer.elapsed());
+    const qint64 consumeMs = qMax<qint64>(1, totalMs - m_publishMs);
+    call("DELETE", QStringLiteral("/queues/") + queue, {}, [this, messages, totalMs, consumeMs](const QJsonValue &) {
+        const double publishRate = double(messages) * 1000.0 / double(qMax<qint64>(1, m_publishMs));
+        const double consumeRate = double(messages) * 1000.0 / double(consumeMs);
+        const QJsonObject result{{QStringLiteral("messages"), messages},
+                                 {QStringLiteral("publish_per_second"), qRound64(publishRate)},
+                                 {QStringLiteral("consume_per_second"), qRound64(consumeRate)},
+                                 {QStringLiteral("elapsed_ms"), totalMs}};
+        m_output.keyValues({{QStringLiteral("messages"), QString::number(messages)},
+                            {QStringLiteral("publish"), QStringLiteral("%1 msg/s").arg(qRound64(publishRate))},
+                            {QStringLiteral("consume"), QStringLiteral("%1 msg/s").arg(qRound64(consumeRate))},
+                            {QStringLiteral("elapsed"), QStringLiteral("%1 ms").arg(totalMs)}},
+                           result);
+        m_finish(Ok);
+    });
+}
+
+} // namespace BrokerCtl
