@@ -45,7 +45,7 @@ public:
     QFuture<StartReport> start(const HostSettings &settings);
     QFuture<void> stop();
 
-    QFuture<Result<QueueInfo>> createQueue(const QString &name, const QJsonObject &options);
+    QFuture<Result<QueueInfo>> createQueue(const QString &name, const QueueConfig &config);
     QFuture<Result<qint64>> deleteQueue(const QString &name);
     QFuture<Result<qint64>> purgeQueue(const QString &name);
     QFuture<Result<PublishResult>> publish(const QString &queue, const NewMessage &message);
