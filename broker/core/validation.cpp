@@ -14,6 +14,15 @@ Error invalid(const QString &message)
 
 } // namespace
 
+Result<void> all(std::initializer_list<Result<void>> rules)
+{
+    for (const Result<void> &rule : rules) {
+        if (!rule)
+            return rule;
+    }
+    return {};
+}
+
 Range delaySeconds(const EngineOptions &options)
 {
     return {0, options.maxDelayMs / 1000};
@@ -85,12 +94,11 @@ Result<void> newMessages(const QList<NewMessage> &messages, const EngineOptions 
     if (const Result<void> size = batchSize(messages.size(), options.maxBatch); !size)
         return size;
     for (const NewMessage &message : messages) {
-        for (const Result<void> &rule : {messagePresent(message.data),
-                                         messageSize(message.data.size(), options.maxMessageBytes),
-                                         delayMs(message.delayMs, options)}) {
-            if (!rule)
-                return rule;
-        }
+        const Result<void> valid = all({messagePresent(message.data),
+                                        messageSize(message.data.size(), options.maxMessageBytes),
+                                        delayMs(message.delayMs, options)});
+        if (!valid)
+            return valid;
     }
     return {};
 }

@@ -9,6 +9,8 @@
 #include <QList>
 #include <QStringView>
 
+#include <initializer_list>
+
 // The input rules of the broker, in one place with one text each. The engine applies them to
 // every caller (REST, desktop, processors' callers); the REST layer applies them before it asks
 // whether the caller is permitted (gCore's order: validation, permission, existence). Texts are
@@ -23,6 +25,9 @@ struct Range
     qint64 max = 0;
     bool contains(qint64 value) const { return value >= min && value <= max; }
 };
+
+// The first of `rules` that failed, in their order; success when none did.
+Result<void> all(std::initializer_list<Result<void>> rules);
 
 // Bounds in the units the API speaks (seconds, counts).
 Range delaySeconds(const EngineOptions &options);

@@ -80,10 +80,8 @@ void MessageBroker::recordStoreError(const char *operation, const Error &error)
 
 void MessageBroker::createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done)
 {
-    if (const Result<void> check = Validation::queueName(name); !check)
-        return done(check.error());
-    if (const Result<void> type = m_types.check(config.type); !type)
-        return done(type.error());
+    if (const Result<void> valid = Validation::all({Validation::queueName(name), m_types.check(config.type)}); !valid)
+        return done(valid.error());
     auto createMain = [this, name, config, done = watched("create queue", std::move(done))]() mutable {
         m_store.createQueue(name, config, [this, name, done = std::move(done)](Result<QueueInfo> result) {
             if (result)
@@ -163,10 +161,10 @@ void MessageBroker::queueInfo(const QString &name, Completion<QueueInfo> done)
 void MessageBroker::publish(const QString &queue, const QList<NewMessage> &messages, const QString &publisher,
                      Completion<PublishResult> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (const Result<void> check = Validation::newMessages(messages, m_options); !check)
-        return done(check.error());
+    if (const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::newMessages(messages, m_options)});
+        !valid) {
+        return done(valid.error());
+    }
     qint64 shortestDelayMs = 0;
     qint64 longestDelayMs = 0;
     for (const NewMessage &message : messages) {
@@ -197,14 +195,12 @@ void MessageBroker::publish(const QString &queue, const QList<NewMessage> &messa
 void MessageBroker::consume(const QString &queue, const ConsumeRequest &request, qint64 waitMs,
                      Completion<QList<Message>> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    for (const Result<void> &rule :
-         {Validation::count(request.count, m_options), Validation::waitMs(waitMs, m_options),
-          Validation::visibilityTimeoutMs(request.visibilityTimeoutMs, true),
-          Validation::consumerNames(request.group, request.consumer)}) {
-        if (!rule)
-            return done(rule.error());
+    if (const Result<void> valid = Validation::all(
+            {Validation::queueName(queue), Validation::count(request.count, m_options),
+             Validation::waitMs(waitMs, m_options), Validation::visibilityTimeoutMs(request.visibilityTimeoutMs, true),
+             Validation::consumerNames(request.group, request.consumer)});
+        !valid) {
+        return done(valid.error());
     }
 
     m_store.consume(queue, request,
@@ -222,21 +218,18 @@ void MessageBroker::consume(const QString &queue, const ConsumeRequest &request,
 
 void MessageBroker::ack(const QString &queue, const MessageRef &ref, Completion<void> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (const Result<void> id = Validation::messageId(ref.id); !id)
-        return done(id.error());
+    if (const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::messageId(ref.id)}); !valid)
+        return done(valid.error());
     m_store.ack(queue, ref, watched("ack", std::move(done)));
 }
 
 void MessageBroker::nack(const QString &queue, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (const Result<void> id = Validation::messageId(ref.id); !id)
-        return done(id.error());
-    if (const Result<void> delay = Validation::delayMs(delayMs, m_options); !delay)
-        return done(delay.error());
+    if (const Result<void> valid = Validation::all(
+            {Validation::queueName(queue), Validation::messageId(ref.id), Validation::delayMs(delayMs, m_options)});
+        !valid) {
+        return done(valid.error());
+    }
     if (delayMs > 0)
         scheduleMaintenance(m_clock.nowMs() + delayMs);
     m_store.nack(queue, ref, delayMs, watched("nack", std::move(done)));
@@ -244,30 +237,26 @@ void MessageBroker::nack(const QString &queue, const MessageRef &ref, qint64 del
 
 void MessageBroker::extend(const QString &queue, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (const Result<void> id = Validation::messageId(ref.id); !id)
-        return done(id.error());
-    if (const Result<void> visibility = Validation::visibilityTimeoutMs(visibilityMs, false); !visibility)
-        return done(visibility.error());
+    if (const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::messageId(ref.id),
+                                                    Validation::visibilityTimeoutMs(visibilityMs, false)});
+        !valid) {
+        return done(valid.error());
+    }
     m_store.extend(queue, ref, visibilityMs, watched("extend", std::move(done)));
 }
 
 void MessageBroker::browse(const QString &queue, qint64 offset, qint64 limit, Completion<BrowsePage> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (const Result<void> page = Validation::browsePage(offset, limit, m_options); !page)
-        return done(page.error());
+    const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::browsePage(offset, limit, m_options)});
+    if (!valid)
+        return done(valid.error());
     m_store.browse(queue, offset, limit, watched("browse", std::move(done)));
 }
 
 void MessageBroker::redrive(const QString &queue, qint64 limit, const QString &user, Completion<qint64> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (const Result<void> bound = Validation::redriveLimit(limit); !bound)
-        return done(bound.error());
+    if (const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::redriveLimit(limit)}); !valid)
+        return done(valid.error());
     m_store.redrive(queue, limit, user, watched("redrive", std::move(done)));
 }
 
