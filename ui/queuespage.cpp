@@ -162,7 +162,11 @@ void QueuesPage::createQueue()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const QString name = dialog->name();
-        whenFinished(m_client.createQueue(name, dialog->options()), this, [this, name](Result<QueueInfo> created) {
+        // The dialog fills in every option (starting from the configured defaults).
+        const Result<QueueConfig> config = QueueConfig::fromOptions(name, dialog->options(), QueueDefaults{});
+        if (!config)
+            return m_bar->showError(tr("Could not create %1: %2").arg(name, config.error().message));
+        whenFinished(m_client.createQueue(name, *config), this, [this, name](Result<QueueInfo> created) {
             if (!created) {
                 m_bar->showError(tr("Could not create %1: %2").arg(name, created.error().message));
                 return;

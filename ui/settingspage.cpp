@@ -143,7 +143,7 @@ void SettingsPage::showConfig(const BrokerConfig &config, const QString &configF
     m_file->setToolTip(configFile);
     m_bind->setText(config.api.bind);
     m_port->setValue(config.api.port);
-    m_backend->setCurrentIndex(qMax(0, m_backend->findData(config.storage.backend)));
+    m_backend->setCurrentIndex(qMax(0, m_backend->findData(storageBackendName(config.storage.backend))));
     m_redisHost->setText(config.storage.redis.host);
     m_redisPort->setValue(config.storage.redis.port);
     m_redisDatabase->setValue(config.storage.redis.database);
@@ -151,7 +151,7 @@ void SettingsPage::showConfig(const BrokerConfig &config, const QString &configF
     m_redisPassword->setPlaceholderText(config.storage.redis.password.isEmpty() ? tr("none") : tr("(set; unchanged)"));
     m_redisPrefix->setText(config.storage.redis.keyPrefix);
     m_journal->setChecked(config.storage.journal.enabled);
-    m_fsync->setCurrentIndex(qMax(0, m_fsync->findData(config.storage.journal.fsync)));
+    m_fsync->setCurrentIndex(qMax(0, m_fsync->findData(fsyncPolicyName(config.storage.journal.fsync))));
     m_maxBody->setValue(int(config.api.limits.maxBodyBytes / 1024));
     m_maxMessage->setValue(int(config.api.limits.maxMessageBytes / 1024));
     m_maxConnections->setValue(config.api.limits.maxConnections);
@@ -169,7 +169,7 @@ QList<ConfigChange> SettingsPage::changes() const
     };
     compare("api.bind", m_bind->text().trimmed(), m_config.api.bind);
     compare("api.port", m_port->value(), m_config.api.port);
-    compare("storage.backend", m_backend->currentData().toString(), m_config.storage.backend);
+    compare("storage.backend", m_backend->currentData().toString(), storageBackendName(m_config.storage.backend));
     compare("storage.redis.host", m_redisHost->text().trimmed(), m_config.storage.redis.host);
     compare("storage.redis.port", m_redisPort->value(), m_config.storage.redis.port);
     compare("storage.redis.database", m_redisDatabase->value(), m_config.storage.redis.database);
@@ -177,7 +177,7 @@ QList<ConfigChange> SettingsPage::changes() const
         compare("storage.redis.password", m_redisPassword->text(), m_config.storage.redis.password);
     compare("storage.redis.key_prefix", m_redisPrefix->text(), m_config.storage.redis.keyPrefix);
     compare("storage.memory.journal.enabled", m_journal->isChecked(), m_config.storage.journal.enabled);
-    compare("storage.memory.journal.fsync", m_fsync->currentData().toString(), m_config.storage.journal.fsync);
+    compare("storage.memory.journal.fsync", m_fsync->currentData().toString(), fsyncPolicyName(m_config.storage.journal.fsync));
     compare("api.limits.max_body_bytes", qint64(m_maxBody->value()) * 1024, m_config.api.limits.maxBodyBytes);
     compare("api.limits.max_message_bytes", qint64(m_maxMessage->value()) * 1024, m_config.api.limits.maxMessageBytes);
     compare("api.limits.max_connections", m_maxConnections->value(), m_config.api.limits.maxConnections);
@@ -195,14 +195,14 @@ QStringList SettingsPage::describeChanges() const
     };
     line(tr("bind address"), m_config.api.bind, m_bind->text().trimmed());
     line(tr("port"), QString::number(m_config.api.port), QString::number(m_port->value()));
-    line(tr("storage"), m_config.storage.backend, m_backend->currentData().toString());
+    line(tr("storage"), storageBackendName(m_config.storage.backend), m_backend->currentData().toString());
     line(tr("Redis"), QStringLiteral("%1:%2/%3").arg(m_config.storage.redis.host).arg(m_config.storage.redis.port).arg(m_config.storage.redis.database),
          QStringLiteral("%1:%2/%3").arg(m_redisHost->text().trimmed()).arg(m_redisPort->value()).arg(m_redisDatabase->value()));
     if (!m_redisPassword->text().isEmpty() && m_redisPassword->text() != m_config.storage.redis.password)
         lines.append(tr("Redis password: changed")); // never shown
     line(tr("Redis key prefix"), m_config.storage.redis.keyPrefix, m_redisPrefix->text());
     line(tr("journal"), onOff(m_config.storage.journal.enabled), onOff(m_journal->isChecked()));
-    line(tr("sync to disk"), m_config.storage.journal.fsync, m_fsync->currentData().toString());
+    line(tr("sync to disk"), fsyncPolicyName(m_config.storage.journal.fsync), m_fsync->currentData().toString());
     line(tr("request body limit"), QStringLiteral("%1 KiB").arg(m_config.api.limits.maxBodyBytes / 1024),
          QStringLiteral("%1 KiB").arg(m_maxBody->value()));
     line(tr("message limit"), QStringLiteral("%1 KiB").arg(m_config.api.limits.maxMessageBytes / 1024),

@@ -44,11 +44,15 @@ void ScreenshotSession::run(const StartReport &report)
 
 void ScreenshotSession::seed()
 {
-    m_client.createQueue(QStringLiteral("orders"), {{QStringLiteral("dead_letter_queue"), true},
-                                                    {QStringLiteral("max_deliveries"), 1}});
-    m_client.createQueue(QStringLiteral("emails.outbound"), {{QStringLiteral("max_size"), 50000}});
-    m_client.createQueue(QStringLiteral("jobs.priority"), {{QStringLiteral("type"), QStringLiteral("priority")}});
-    m_client.createQueue(QStringLiteral("audit.events"), {{QStringLiteral("type"), QStringLiteral("stream")}});
+    // Options as a POST /queues body carries them, read the same way, on the default settings.
+    const auto createQueue = [this](const QString &name, const QJsonObject &options) {
+        if (const Result<QueueConfig> config = QueueConfig::fromOptions(name, options, QueueDefaults{}))
+            m_client.createQueue(name, *config);
+    };
+    createQueue(QStringLiteral("orders"), {{QStringLiteral("dead_letter_queue"), true}, {QStringLiteral("max_deliveries"), 1}});
+    createQueue(QStringLiteral("emails.outbound"), {{QStringLiteral("max_size"), 50000}});
+    createQueue(QStringLiteral("jobs.priority"), {{QStringLiteral("type"), QStringLiteral("priority")}});
+    createQueue(QStringLiteral("audit.events"), {{QStringLiteral("type"), QStringLiteral("stream")}});
     m_client.addUser(QStringLiteral("billing_service"), QStringLiteral("Billing service"), {QStringLiteral("publisher")});
     m_client.addUser(QStringLiteral("mailer"), QStringLiteral("Mail sender"), {QStringLiteral("consumer")});
     whenFinished(m_client.addUser(QStringLiteral("reporting"), QStringLiteral("Nightly reports"), {QStringLiteral("consumer")}), this, [this](Result<IssuedKey>) {

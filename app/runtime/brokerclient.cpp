@@ -141,10 +141,10 @@ QFuture<Result<T>> BrokerClient::call(std::function<void(BrokerHost &, std::func
     return future;
 }
 
-QFuture<Result<QueueInfo>> BrokerClient::createQueue(const QString &name, const QJsonObject &options)
+QFuture<Result<QueueInfo>> BrokerClient::createQueue(const QString &name, const QueueConfig &config)
 {
-    return call<QueueInfo>([name, options](BrokerHost &host, auto done) {
-        host.broker()->createQueue(name, options, std::move(done));
+    return call<QueueInfo>([name, config](BrokerHost &host, auto done) {
+        host.broker()->createQueue(name, config, std::move(done));
     });
 }
 

@@ -51,7 +51,7 @@ public:
     // then nothing was changed and the running broker goes on as it was.
     QFuture<Result<StartReport>> applySettings(const HostSettings &settings, const QList<ConfigChange> &changes);
 
-    QFuture<Result<QueueInfo>> createQueue(const QString &name, const QJsonObject &options);
+    QFuture<Result<QueueInfo>> createQueue(const QString &name, const QueueConfig &config);
     QFuture<Result<qint64>> deleteQueue(const QString &name);
     QFuture<Result<qint64>> purgeQueue(const QString &name);
     QFuture<Result<PublishResult>> publish(const QString &queue, const NewMessage &message);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "brokerhost.h"
 
+#include "hostoptions.h"
+
 #include "config/configloader.h"
 #include "engine/messagebroker.h"
 #include "engine/queuetyperegistry.h"
@@ -19,47 +21,6 @@
 
 namespace Broker {
 
-namespace {
-
-Severity severityFromName(const QString &name)
-{
-    if (name == QLatin1StringView("info"))
-        return Severity::Info;
-    if (name == QLatin1StringView("warning"))
-        return Severity::Warning;
-    if (name == QLatin1StringView("critical"))
-        return Severity::Critical;
-    return Severity::Error;
-}
-
-Rest::RestOptions restOptionsFrom(const BrokerConfig &config)
-{
-    Rest::RestOptions options;
-    const BrokerConfig::Limits &limits = config.api.limits;
-    options.guard.limits.maxBodyBytes = limits.maxBodyBytes;
-    options.guard.limits.maxHeaderBytes = limits.maxHeaderBytes;
-    options.guard.limits.maxHeaderFields = limits.maxHeaderFields;
-    options.guard.idleTimeoutMs = limits.idleTimeoutSeconds * 1000;
-    options.guard.requestTimeoutMs = limits.requestTimeoutSeconds * 1000;
-    options.guard.headTimeoutMs = limits.headTimeoutSeconds * 1000;
-    options.guard.maxConnections = limits.maxConnections;
-    options.guard.maxConnectionsPerAddress = limits.maxConnectionsPerAddress;
-    options.guard.maxConnectionsPerLoopbackAddress = limits.maxConnectionsPerLoopbackAddress;
-    options.guard.maxPendingOutputBytes = limits.maxPendingOutputBytes;
-    options.guard.outputDrainTimeoutMs = limits.outputDrainTimeoutSeconds * 1000;
-    options.maxJsonDepth = limits.maxJsonDepth;
-    options.corsOrigins = config.api.corsOrigins;
-    options.rateLimitEnabled = config.api.rateLimit.enabled;
-    options.requestsPerMinute = config.api.rateLimit.requestsPerMinute;
-    options.burst = config.api.rateLimit.burst;
-    options.authFailuresPerMinute = config.api.rateLimit.authFailuresPerMinute;
-    options.authLogIntervalMs = config.api.rateLimit.authLogIntervalSeconds * 1000;
-    options.durability = config.storage.journal.enabled ? config.storage.journal.fsync : QStringLiteral("none");
-    return options;
-}
-
-} // namespace
-
 BrokerHost::BrokerHost(QObject *parent)
     : QObject(parent), m_policy(std::make_unique<AccessPolicy>()), m_types(std::make_unique<QueueTypeRegistry>())
 {
@@ -72,26 +33,10 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfi
         return Error{ErrorCode::InvalidArgument,
                      QStringLiteral("storage.redis.tls: this build's hiredis (0.14) cannot speak TLS; reach Redis "
                                     "over a private network or through a TLS tunnel (stunnel, spiped)")};
-    RedisStoreOptions options;
-    options.connection.host = redis.host;
-    options.connection.port = redis.port;
-    options.connection.password = redis.password;
-    options.connection.database = redis.database;
-    options.connection.connectTimeoutMs = redis.connectTimeoutMs;
-    options.connection.commandTimeoutMs = redis.commandTimeoutMs;
-    options.pool.size = redis.poolSize;
-    options.pool.waitTimeoutMs = redis.poolWaitTimeoutMs;
-    options.keyPrefix = redis.keyPrefix;
-    options.breaker.failureThreshold = redis.breakerFailures;
-    options.breaker.openMs = qint64(redis.breakerOpenSeconds) * 1000;
-    options.breaker.firstProbeMs = redis.breakerFirstProbeMs;
-    auto store = std::make_unique<RedisStore>(options, *m_types, m_clock);
+    auto store = std::make_unique<RedisStore>(HostOptions::redisStore(config), *m_types, m_clock);
     if (redis.spool) {
-        // Relative paths are taken from the users file's folder, where the default lives too.
-        const QString path = QFileInfo(usersPath).absoluteDir().absoluteFilePath(
-            redis.spoolPath.isEmpty() ? QStringLiteral("redis-spool") : redis.spoolPath);
         Result<std::unique_ptr<PublishSpool>> spool =
-            PublishSpool::open(path, PublishSpool::Limits{redis.spoolMaxMessages, redis.spoolMaxBytes});
+            PublishSpool::open(HostOptions::spoolPath(config, usersPath), HostOptions::spoolLimits(config));
         if (!spool)
             return spool.error();
         store->setSpool(std::move(spool.value()));
@@ -111,17 +56,12 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfi
 
 Result<std::unique_ptr<QueueStore>> BrokerHost::openStore(const BrokerConfig &config, const QString &usersPath)
 {
-    if (config.storage.backend == QLatin1StringView("redis"))
+    if (config.storage.backend == StorageBackend::Redis)
         return openRedisStore(config, usersPath);
     const BrokerConfig::Journal &journal = config.storage.journal;
     if (!journal.enabled)
         return std::unique_ptr<QueueStore>(std::make_unique<MemoryStore>(*m_types, m_clock));
-    JournaledStore::Options options;
-    options.path = journal.path.isEmpty() ? QFileInfo(usersPath).absoluteDir().filePath(QStringLiteral("journal"))
-                                          : QFileInfo(journal.path).absoluteFilePath();
-    options.fsync = journal.fsync == QLatin1StringView("always") ? JournalWriter::Fsync::Always
-        : journal.fsync == QLatin1StringView("no")               ? JournalWriter::Fsync::Never
-                                                                 : JournalWriter::Fsync::EverySecond;
+    const JournaledStore::Options options = HostOptions::journal(config, usersPath);
     JournaledStore::ReplayReport report;
     Result<std::unique_ptr<JournaledStore>> opened = JournaledStore::open(*m_types, m_clock, options, &report);
     if (!opened) {
@@ -134,7 +74,7 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openStore(const BrokerConfig &co
                                        .arg(report.records)
                                        .arg(report.bytes)
                                        .arg(report.elapsedMs)
-                                       .arg(journal.fsync);
+                                       .arg(fsyncPolicyName(journal.fsync));
     if (report.tornTail) {
         const QString what = report.droppedAllZero
             ? QStringLiteral("%1 zero bytes (what a crash leaves in a file being extended)").arg(report.droppedBytes)
@@ -231,7 +171,7 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     m_issuedKeys = std::move(issued.value());
 
     m_errors = std::make_unique<ErrorManager>(m_clock, m_config.errors.maxRecords);
-    m_errors->setNotificationThreshold(severityFromName(m_config.errors.notifySeverity));
+    m_errors->setNotificationThreshold(m_config.errors.notifySeverity);
     m_users = std::move(users);
     m_failedStage = StartStage::Storage;
     Result<std::unique_ptr<QueueStore>> store = openStore(m_config, usersPath);
@@ -240,7 +180,7 @@ Result<void> BrokerHost::start(const HostSettings &settings)
         return store.error();
     }
     m_store = std::move(store.value());
-    m_broker = std::make_unique<MessageBroker>(*m_store, *m_types, m_clock, m_config.engineOptions(), m_errors.get());
+    m_broker = std::make_unique<MessageBroker>(*m_store, *m_types, m_clock, HostOptions::engine(m_config), m_errors.get());
     if (!settings.serveApi)
         return {};
 
@@ -255,7 +195,7 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     }
     const int port = settings.portOverride >= 0 ? settings.portOverride : m_config.api.port;
     m_rest = std::make_unique<Rest::RestServer>(
-        Rest::RestContext{*m_broker, *m_users, *m_policy, *m_errors, m_clock, restOptionsFrom(m_config)});
+        Rest::RestContext{*m_broker, *m_users, m_policy, *m_errors, m_clock, HostOptions::rest(m_config)});
     const Result<quint16> listening = m_rest->listen(address, quint16(port));
     if (!listening) {
         stop();

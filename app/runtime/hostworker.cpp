@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hostworker.h"
 
+#include "hostoptions.h"
+
 #include "engine/messagebroker.h"
 #include "errors/errormanager.h"
 #include "security/accesspolicy.h"
@@ -57,8 +59,7 @@ StartReport HostWorker::start(const HostSettings &settings)
     report.ok = true;
     report.apiUrl = m_host.apiUrl();
     report.storage = m_host.broker()->storageBackend();
-    const BrokerConfig::Journal &journal = m_host.config().storage.journal;
-    report.durability = journal.enabled ? journal.fsync : QStringLiteral("none");
+    report.durability = durabilityName(HostOptions::durability(m_host.config()));
     report.usersFile = m_host.usersFile();
     report.issuedKeys = m_host.issuedKeys();
     report.queueTypes = m_host.broker()->queueTypes();

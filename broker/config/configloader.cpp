@@ -14,6 +14,22 @@ namespace {
 constexpr qint64 MaxI64 = std::numeric_limits<qint64>::max();
 constexpr int MaxInt = std::numeric_limits<int>::max();
 
+// A choice spelled in the file as `nameOf` spells it, read into its enum; another spelling is
+// refused by YamlSection::choice, with its words.
+template<typename Enum, typename NameOf>
+void enumChoice(YamlSection &section, const char *key, Enum &value, std::initializer_list<Enum> values, NameOf nameOf)
+{
+    QStringList names;
+    for (const Enum each : values)
+        names.append(QString(nameOf(each)));
+    QString text = nameOf(value);
+    section.choice(key, text, names);
+    for (const Enum each : values) {
+        if (QString(nameOf(each)) == text)
+            value = each;
+    }
+}
+
 void readCore(YamlSection section, BrokerConfig::Core &core)
 {
     section.string("name", core.name);
@@ -24,7 +40,7 @@ void readCore(YamlSection section, BrokerConfig::Core &core)
 
 void readStorage(YamlSection section, BrokerConfig::Storage &storage)
 {
-    section.choice("backend", storage.backend, {QStringLiteral("memory"), QStringLiteral("redis")});
+    enumChoice(section, "backend", storage.backend, {StorageBackend::Memory, StorageBackend::Redis}, storageBackendName);
 
     YamlSection redis = section.section("redis");
     redis.string("host", storage.redis.host);
@@ -50,8 +66,8 @@ void readStorage(YamlSection section, BrokerConfig::Storage &storage)
     YamlSection journal = memory.section("journal");
     journal.boolean("enabled", storage.journal.enabled);
     journal.string("path", storage.journal.path);
-    journal.choice("fsync", storage.journal.fsync,
-                   {QStringLiteral("always"), QStringLiteral("everysec"), QStringLiteral("no")});
+    enumChoice(journal, "fsync", storage.journal.fsync,
+               {FsyncPolicy::Always, FsyncPolicy::EverySecond, FsyncPolicy::Never}, fsyncPolicyName);
     journal.finish();
     memory.finish();
     section.finish();
@@ -123,8 +139,9 @@ void readSecurity(YamlContext &context, YamlSection section, BrokerConfig::Secur
 void readErrors(YamlSection section, BrokerConfig::Errors &errors)
 {
     section.integer("max_records", errors.maxRecords, 1, 1'000'000);
-    section.choice("notify_severity", errors.notifySeverity,
-                   {QStringLiteral("info"), QStringLiteral("warning"), QStringLiteral("error"), QStringLiteral("critical")});
+    enumChoice(section, "notify_severity", errors.notifySeverity,
+               {Severity::Info, Severity::Warning, Severity::Error, Severity::Critical},
+               [](Severity severity) { return QString::fromLatin1(severityName(severity)); });
     section.string("webhook_url", errors.webhookUrl);
     section.finish();
 }

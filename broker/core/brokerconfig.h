@@ -2,6 +2,10 @@
 #pragma once
 
 #include "engineoptions.h"
+#include "errorrecord.h"
+#include "httpoptions.h"
+#include "redisoptions.h"
+#include "storageoptions.h"
 
 #include <QString>
 #include <QStringList>
@@ -11,7 +15,9 @@
 namespace Broker {
 
 // Every setting of message_broker.yaml, with the defaults a fresh install runs on. Units are in
-// the names. config/message_broker.yaml documents each key.
+// the names. config/message_broker.yaml documents each key. A setting that a component's option
+// struct also has takes its default from that struct: each default is written once. The mapping
+// onto the component options is app/runtime/hostoptions.cpp.
 struct BrokerConfig
 {
     struct Core
@@ -22,62 +28,67 @@ struct BrokerConfig
 
     struct Redis
     {
-        QString host = QStringLiteral("127.0.0.1");
-        int port = 6379;
+        QString host = Broker::Redis::ConnectionOptions{}.host;
+        int port = Broker::Redis::ConnectionOptions{}.port;
         QString password;       // VALKEY_AUTH; never logged
-        int database = 0;
+        int database = Broker::Redis::ConnectionOptions{}.database;
         bool tls = false;
-        QString keyPrefix = QStringLiteral("brokerdesk:");
-        int poolSize = 4;
-        int connectTimeoutMs = 2000;
-        int commandTimeoutMs = 2000;
-        int poolWaitTimeoutMs = 1000;  // how long a command waits for a connection while none is up
-        int breakerFailures = 5;       // consecutive failures to reach Redis that open the breaker
-        int breakerOpenSeconds = 30;   // the longest pause of the open breaker before a probe
-        int breakerFirstProbeMs = 1000; // the first pause; doubles after each failed probe up to the above
+        QString keyPrefix = QString(Broker::Redis::DefaultKeyPrefix);
+        int poolSize = Broker::Redis::PoolLimits{}.size;
+        int connectTimeoutMs = Broker::Redis::ConnectionOptions{}.connectTimeoutMs;
+        int commandTimeoutMs = Broker::Redis::ConnectionOptions{}.commandTimeoutMs;
+        // how long a command waits for a connection while none is up
+        int poolWaitTimeoutMs = Broker::Redis::PoolLimits{}.waitTimeoutMs;
+        int breakerFailures = CircuitBreakerOptions{}.failureThreshold; // consecutive failures that open the breaker
+        int breakerOpenSeconds = int(CircuitBreakerOptions{}.openMs / 1000); // the longest pause before a probe
+        int breakerFirstProbeMs = int(CircuitBreakerOptions{}.firstProbeMs); // the first pause; doubles up to the above
         bool spool = true;             // take publishes into a local journal while Redis is out of reach
         QString spoolPath;             // empty: "redis-spool" next to the users file
-        qint64 spoolMaxMessages = 100'000;       // beyond: publishes answered 503; 0: no bound
-        qint64 spoolMaxBytes = 64 * 1024 * 1024; // stored size of the spooled messages; 0: no bound
+        qint64 spoolMaxMessages = SpoolLimits{}.maxMessages; // beyond: publishes answered 503; 0: no bound
+        qint64 spoolMaxBytes = SpoolLimits{}.maxBytes;       // stored size of the spooled messages; 0: no bound
     };
     struct Journal
     {
         bool enabled = false;
         QString path;           // empty: next to the users file
-        QString fsync = QStringLiteral("everysec"); // always | everysec | no
+        FsyncPolicy fsync = DefaultFsyncPolicy; // always | everysec | no
     };
     struct Storage
     {
-        QString backend = QStringLiteral("memory"); // memory | redis
+        StorageBackend backend = StorageBackend::Memory; // memory | redis
         Redis redis;
         Journal journal;
     } storage;
 
     struct RateLimit
     {
-        bool enabled = false;          // per API key
-        int requestsPerMinute = 600;
-        int burst = 100;               // requests allowed at once above the steady rate
-        int authFailuresPerMinute = 30; // per client address, always on
-        int authLogIntervalSeconds = 10; // failed authentications: one summary record per interval
+        bool enabled = Rest::RestOptions{}.rateLimitEnabled; // per API key
+        int requestsPerMinute = Rest::RestOptions{}.requestsPerMinute;
+        int burst = Rest::RestOptions{}.burst; // requests allowed at once above the steady rate
+        int authFailuresPerMinute = Rest::AuthThrottleOptions{}.failuresPerMinute; // per client address, always on
+        // failed authentications: one summary record per interval
+        int authLogIntervalSeconds = Rest::AuthThrottleOptions{}.logIntervalMs / 1000;
     };
     struct Limits
     {
-        qint64 maxBodyBytes = 1024 * 1024;
-        qint64 maxMessageBytes = 256 * 1024;
-        int maxBatch = 1000;
-        int maxJsonDepth = 64;
-        int maxHeaderBytes = 16 * 1024;
-        int maxHeaderFields = 100;
-        int idleTimeoutSeconds = 60;
-        int requestTimeoutSeconds = 30;
-        int headTimeoutSeconds = 10;          // a new connection's first head; any head from its first byte
-        int maxConnections = 1000;
-        int maxConnectionsPerAddress = 64;    // per client address (IPv6: per /64)
-        int maxConnectionsPerLoopbackAddress = 256;
-        qint64 maxPendingOutputBytes = 512 * 1024; // unsent responses beyond which a connection is not read
-        int outputDrainTimeoutSeconds = 10;   // unsent output above the bound that long: the connection is cut
-        int maxWaitSeconds = 20;
+        qint64 maxBodyBytes = Rest::HttpLimits{}.maxBodyBytes;
+        qint64 maxMessageBytes = EngineOptions{}.maxMessageBytes;
+        int maxBatch = EngineOptions{}.maxBatch;
+        int maxJsonDepth = Rest::RestOptions{}.maxJsonDepth;
+        int maxHeaderBytes = Rest::HttpLimits{}.maxHeaderBytes;
+        int maxHeaderFields = Rest::HttpLimits{}.maxHeaderFields;
+        int idleTimeoutSeconds = Rest::GuardOptions{}.idleTimeoutMs / 1000;
+        int requestTimeoutSeconds = Rest::GuardOptions{}.requestTimeoutMs / 1000;
+        // a new connection's first head; any head from its first byte
+        int headTimeoutSeconds = Rest::GuardOptions{}.headTimeoutMs / 1000;
+        int maxConnections = Rest::GuardOptions{}.maxConnections;
+        int maxConnectionsPerAddress = Rest::GuardOptions{}.maxConnectionsPerAddress; // per client address (IPv6: per /64)
+        int maxConnectionsPerLoopbackAddress = Rest::GuardOptions{}.maxConnectionsPerLoopbackAddress;
+        // unsent responses beyond which a connection is not read
+        qint64 maxPendingOutputBytes = Rest::GuardOptions{}.maxPendingOutputBytes;
+        // unsent output above the bound that long: the connection is cut
+        int outputDrainTimeoutSeconds = Rest::GuardOptions{}.outputDrainTimeoutMs / 1000;
+        int maxWaitSeconds = int(EngineOptions{}.maxWaitMs / 1000);
     };
     struct Api
     {
@@ -91,11 +102,11 @@ struct BrokerConfig
     struct Queues
     {
         QString queuePrefix = QStringLiteral("queue:"); // key prefix of queues in Redis (gCore)
-        qint64 maxQueueSize = 10000;
-        qint64 messageTtlSeconds = 86400;
-        qint64 visibilityTimeoutSeconds = 30;
-        int maxDeliveries = 5;
-        int eventLogSize = 1000;       // events kept per queue
+        qint64 maxQueueSize = QueueDefaults{}.maxSize;
+        qint64 messageTtlSeconds = QueueDefaults{}.ttlSeconds;
+        qint64 visibilityTimeoutSeconds = QueueDefaults{}.visibilityTimeoutSeconds;
+        int maxDeliveries = QueueDefaults{}.maxDeliveries;
+        int eventLogSize = EngineOptions{}.eventLogPerQueue; // events kept per queue
     } queues;
 
     struct Security
@@ -106,13 +117,10 @@ struct BrokerConfig
 
     struct Errors
     {
-        int maxRecords = 1000;
-        QString notifySeverity = QStringLiteral("error"); // info | warning | error | critical
+        int maxRecords = DefaultErrorRecords;
+        Severity notifySeverity = DefaultNotifySeverity; // info | warning | error | critical
         QString webhookUrl;
     } errors;
-
-    // The engine's share of the settings.
-    EngineOptions engineOptions() const;
 };
 
 } // namespace Broker

@@ -14,4 +14,13 @@ const char *severityName(Severity severity)
     return "error";
 }
 
+std::optional<Severity> severityFromName(const QString &name)
+{
+    for (const Severity severity : {Severity::Info, Severity::Warning, Severity::Error, Severity::Critical}) {
+        if (name == QLatin1StringView(severityName(severity)))
+            return severity;
+    }
+    return std::nullopt;
+}
+
 } // namespace Broker

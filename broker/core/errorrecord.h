@@ -4,10 +4,18 @@
 #include <QMetaType>
 #include <QString>
 
+#include <optional>
+
 namespace Broker {
 
 enum class Severity { Info, Warning, Error, Critical };
 const char *severityName(Severity severity);
+// "info" | "warning" | "error" | "critical"; nothing for another name.
+std::optional<Severity> severityFromName(const QString &name);
+
+// What an ErrorManager keeps and from which severity on it notifies, unless told otherwise.
+inline constexpr int DefaultErrorRecords = 1000;
+inline constexpr Severity DefaultNotifySeverity = Severity::Error;
 
 struct ErrorRecord
 {

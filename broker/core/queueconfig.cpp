@@ -26,6 +26,16 @@ Result<void> readInteger(const QJsonObject &options, const char *key, qint64 min
 
 } // namespace
 
+QueueConfig QueueConfig::withDefaults(const QueueDefaults &defaults)
+{
+    QueueConfig config;
+    config.maxSize = defaults.maxSize;
+    config.ttlSeconds = defaults.ttlSeconds;
+    config.visibilityTimeoutSeconds = defaults.visibilityTimeoutSeconds;
+    config.maxDeliveries = defaults.maxDeliveries;
+    return config;
+}
+
 Result<QueueConfig> QueueConfig::fromOptions(const QString &queueName, const QJsonObject &options,
                                              const QueueDefaults &defaults)
 {
@@ -38,11 +48,7 @@ Result<QueueConfig> QueueConfig::fromOptions(const QString &queueName, const QJs
                          QStringLiteral("Unknown queue option '%1' (known: %2)").arg(it.key(), Known.join(u", "))};
     }
 
-    QueueConfig config;
-    config.maxSize = defaults.maxSize;
-    config.ttlSeconds = defaults.ttlSeconds;
-    config.visibilityTimeoutSeconds = defaults.visibilityTimeoutSeconds;
-    config.maxDeliveries = defaults.maxDeliveries;
+    QueueConfig config = withDefaults(defaults);
 
     if (options.contains(u"type")) {
         const QJsonValue type = options.value(u"type");

@@ -30,12 +30,16 @@ constexpr qint64 MaxDelaySeconds = 15 * 60 * 96; // one day
 struct QueueConfig
 {
     QString type = QStringLiteral("list");
-    qint64 maxSize = 10000;                // ready + delayed + in flight; a publish beyond -> QueueFull
-    qint64 ttlSeconds = 86400;             // message lifetime from publish; expired messages are never delivered
-    qint64 visibilityTimeoutSeconds = 30;  // default lease length for acknowledge=false
-    int maxDeliveries = 5;                 // deliveries before a message is dead-lettered
+    // ready + delayed + in flight; a publish beyond -> QueueFull
+    qint64 maxSize = QueueDefaults{}.maxSize;
+    // message lifetime from publish; expired messages are never delivered
+    qint64 ttlSeconds = QueueDefaults{}.ttlSeconds;
+    qint64 visibilityTimeoutSeconds = QueueDefaults{}.visibilityTimeoutSeconds; // default lease length for acknowledge=false
+    int maxDeliveries = QueueDefaults{}.maxDeliveries; // deliveries before a message is dead-lettered
     QString deadLetterQueue;               // empty: no dead-letter queue (such messages are dropped and counted)
 
+    // A configuration of the given type with every option at its configured default.
+    static QueueConfig withDefaults(const QueueDefaults &defaults);
     // Parses the gCore "options" object of POST /queues. Unknown keys and out-of-range or
     // mistyped values are refused with a message naming the option. `dead_letter_queue` may be a
     // queue name, true (meaning "<name>.dlq") or false/null (none). The type is only checked for

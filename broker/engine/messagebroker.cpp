@@ -2,7 +2,6 @@
 #include "messagebroker.h"
 
 #include "core/messageid.h"
-#include "core/queuename.h"
 #include "errors/errormanager.h"
 #include "errors/logging.h"
 #include "core/validation.h"
@@ -14,11 +13,6 @@ namespace Broker {
 namespace {
 
 const QString ProcessorUser = QStringLiteral("processor");
-
-Error invalid(const QString &message)
-{
-    return Error{ErrorCode::InvalidArgument, message};
-}
 
 bool isStoreFailure(ErrorCode code)
 {
@@ -82,44 +76,12 @@ void MessageBroker::recordStoreError(const char *operation, const Error &error)
     }
 }
 
-Result<void> MessageBroker::checkMessages(const QList<NewMessage> &messages) const
-{
-    if (messages.isEmpty())
-        return invalid(QStringLiteral("Message is required"));
-    if (messages.size() > m_options.maxBatch)
-        return invalid(QStringLiteral("Too many messages in one batch (at most %1)").arg(m_options.maxBatch));
-    for (const NewMessage &message : messages) {
-        if (message.data.isEmpty() || message.data == "null")
-            return invalid(QStringLiteral("Message is required"));
-        if (message.data.size() > m_options.maxMessageBytes)
-            return Error{ErrorCode::PayloadTooLarge,
-                         QStringLiteral("Message too large (at most %1 bytes)").arg(m_options.maxMessageBytes)};
-        if (message.delayMs < 0 || message.delayMs > m_options.maxDelayMs)
-            return invalid(QStringLiteral("Invalid delay: expected 0 to %1 seconds").arg(m_options.maxDelayMs / 1000));
-    }
-    return {};
-}
-
 // Queues ---------------------------------------------------------------------------------------
-
-void MessageBroker::createQueue(const QString &name, const QJsonObject &options, Completion<QueueInfo> done)
-{
-    if (const Result<void> check = Validation::queueName(name); !check)
-        return done(check.error());
-    Result<QueueConfig> config = QueueConfig::fromOptions(name, options, m_options.queueDefaults);
-    if (!config)
-        return done(config.error());
-    createQueue(name, *config, std::move(done));
-}
 
 void MessageBroker::createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done)
 {
-    if (const Result<void> check = Validation::queueName(name); !check)
-        return done(check.error());
-    if (!m_types.contains(config.type)) {
-        return done(invalid(QStringLiteral("Unknown queue type '%1' (known: %2)")
-                                .arg(config.type, m_types.names().join(QStringLiteral(", ")))));
-    }
+    if (const Result<void> valid = Validation::all({Validation::queueName(name), m_types.check(config.type)}); !valid)
+        return done(valid.error());
     auto createMain = [this, name, config, done = watched("create queue", std::move(done))]() mutable {
         m_store.createQueue(name, config, [this, name, done = std::move(done)](Result<QueueInfo> result) {
             if (result)
@@ -132,11 +94,7 @@ void MessageBroker::createQueue(const QString &name, const QueueConfig &config, 
 
     // The dead-letter queue exists before anything can be dead-lettered into it. One that exists
     // already is used as it is.
-    QueueConfig dlqConfig;
-    dlqConfig.maxSize = m_options.queueDefaults.maxSize;
-    dlqConfig.ttlSeconds = m_options.queueDefaults.ttlSeconds;
-    dlqConfig.visibilityTimeoutSeconds = m_options.queueDefaults.visibilityTimeoutSeconds;
-    dlqConfig.maxDeliveries = m_options.queueDefaults.maxDeliveries;
+    const QueueConfig dlqConfig = QueueConfig::withDefaults(m_options.queueDefaults);
     m_store.queueInfo(config.deadLetterQueue, [this, config, dlqConfig, createMain = std::move(createMain)](
                                                   Result<QueueInfo> existing) mutable {
         if (existing || existing.error().code != ErrorCode::QueueNotFound)
@@ -203,10 +161,10 @@ void MessageBroker::queueInfo(const QString &name, Completion<QueueInfo> done)
 void MessageBroker::publish(const QString &queue, const QList<NewMessage> &messages, const QString &publisher,
                      Completion<PublishResult> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (const Result<void> check = checkMessages(messages); !check)
-        return done(check.error());
+    if (const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::newMessages(messages, m_options)});
+        !valid) {
+        return done(valid.error());
+    }
     qint64 shortestDelayMs = 0;
     qint64 longestDelayMs = 0;
     for (const NewMessage &message : messages) {
@@ -226,9 +184,9 @@ void MessageBroker::publish(const QString &queue, const QList<NewMessage> &messa
     // Redis store spooling publishes), the publish goes ahead unjudged rather than fail.
     m_store.queueInfo(queue, [longestDelayMs, publishNow = std::move(publishNow),
                               done = std::move(done)](Result<QueueInfo> info) mutable {
-        if (info && longestDelayMs >= info->config.ttlSeconds * 1000) {
-            return done(invalid(QStringLiteral("Invalid delay: must be shorter than the queue's ttl (%1 seconds)")
-                                    .arg(info->config.ttlSeconds)));
+        if (info) {
+            if (const Result<void> due = Validation::delayWithinTtl(longestDelayMs, info->config.ttlSeconds); !due)
+                return done(due.error());
         }
         publishNow(std::move(done));
     });
@@ -237,19 +195,12 @@ void MessageBroker::publish(const QString &queue, const QList<NewMessage> &messa
 void MessageBroker::consume(const QString &queue, const ConsumeRequest &request, qint64 waitMs,
                      Completion<QList<Message>> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (request.count < 1 || request.count > m_options.maxConsumeCount)
-        return done(invalid(QStringLiteral("Invalid count: expected 1 to %1").arg(m_options.maxConsumeCount)));
-    if (waitMs < 0 || waitMs > m_options.maxWaitMs)
-        return done(invalid(QStringLiteral("Invalid wait: expected 0 to %1 seconds").arg(m_options.maxWaitMs / 1000)));
-    const qint64 maxVisibilityMs = QueueLimits::MaxVisibilityTimeoutSeconds * 1000;
-    if (request.visibilityTimeoutMs < 0 || request.visibilityTimeoutMs > maxVisibilityMs)
-        return done(invalid(QStringLiteral("Invalid visibility_timeout: expected 1 to %1 seconds")
-                                .arg(QueueLimits::MaxVisibilityTimeoutSeconds)));
-    for (const QString *name : {&request.group, &request.consumer}) {
-        if (!name->isEmpty() && !QueueName::isValid(*name))
-            return done(invalid(QStringLiteral("Invalid consumer group or consumer name")));
+    if (const Result<void> valid = Validation::all(
+            {Validation::queueName(queue), Validation::count(request.count, m_options),
+             Validation::waitMs(waitMs, m_options), Validation::visibilityTimeoutMs(request.visibilityTimeoutMs, true),
+             Validation::consumerNames(request.group, request.consumer)});
+        !valid) {
+        return done(valid.error());
     }
 
     m_store.consume(queue, request,
@@ -267,21 +218,18 @@ void MessageBroker::consume(const QString &queue, const ConsumeRequest &request,
 
 void MessageBroker::ack(const QString &queue, const MessageRef &ref, Completion<void> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (ref.id.isEmpty())
-        return done(invalid(QStringLiteral("Message id is required")));
+    if (const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::messageId(ref.id)}); !valid)
+        return done(valid.error());
     m_store.ack(queue, ref, watched("ack", std::move(done)));
 }
 
 void MessageBroker::nack(const QString &queue, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (ref.id.isEmpty())
-        return done(invalid(QStringLiteral("Message id is required")));
-    if (delayMs < 0 || delayMs > m_options.maxDelayMs)
-        return done(invalid(QStringLiteral("Invalid delay: expected 0 to %1 seconds").arg(m_options.maxDelayMs / 1000)));
+    if (const Result<void> valid = Validation::all(
+            {Validation::queueName(queue), Validation::messageId(ref.id), Validation::delayMs(delayMs, m_options)});
+        !valid) {
+        return done(valid.error());
+    }
     if (delayMs > 0)
         scheduleMaintenance(m_clock.nowMs() + delayMs);
     m_store.nack(queue, ref, delayMs, watched("nack", std::move(done)));
@@ -289,33 +237,26 @@ void MessageBroker::nack(const QString &queue, const MessageRef &ref, qint64 del
 
 void MessageBroker::extend(const QString &queue, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (ref.id.isEmpty())
-        return done(invalid(QStringLiteral("Message id is required")));
-    if (visibilityMs < 1000 || visibilityMs > QueueLimits::MaxVisibilityTimeoutSeconds * 1000)
-        return done(invalid(QStringLiteral("Invalid visibility_timeout: expected 1 to %1 seconds")
-                                .arg(QueueLimits::MaxVisibilityTimeoutSeconds)));
+    if (const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::messageId(ref.id),
+                                                    Validation::visibilityTimeoutMs(visibilityMs, false)});
+        !valid) {
+        return done(valid.error());
+    }
     m_store.extend(queue, ref, visibilityMs, watched("extend", std::move(done)));
 }
 
 void MessageBroker::browse(const QString &queue, qint64 offset, qint64 limit, Completion<BrowsePage> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (offset < 0)
-        return done(invalid(QStringLiteral("Invalid offset: expected 0 or more")));
-    if (limit < 1 || limit > m_options.maxBrowseLimit)
-        return done(invalid(QStringLiteral("Invalid limit: expected 1 to %1").arg(m_options.maxBrowseLimit)));
+    const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::browsePage(offset, limit, m_options)});
+    if (!valid)
+        return done(valid.error());
     m_store.browse(queue, offset, limit, watched("browse", std::move(done)));
 }
 
 void MessageBroker::redrive(const QString &queue, qint64 limit, const QString &user, Completion<qint64> done)
 {
-    if (const Result<void> check = Validation::queueName(queue); !check)
-        return done(check.error());
-    if (limit < 0)
-        return done(invalid(QStringLiteral("Invalid limit: expected 0 (all) or more")));
+    if (const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::redriveLimit(limit)}); !valid)
+        return done(valid.error());
     m_store.redrive(queue, limit, user, watched("redrive", std::move(done)));
 }
 

@@ -48,9 +48,10 @@ public:
     bool registerQueueType(const QString &name, const QString &description,
                            QueueTypeRegistry::ReadySetFactory factory);
     QStringList queueTypes() const { return m_types.names(); }
+    Result<void> checkQueueType(const QString &type) const { return m_types.check(type); }
 
-    // Queues. `options` is the gCore options object of POST /queues.
-    void createQueue(const QString &name, const QJsonObject &options, Completion<QueueInfo> done);
+    // Queues. The configuration is typed; reading the wire format of POST /queues into it is
+    // the caller's (QueueConfig::fromOptions). Its type must be registered (checkQueueType).
     void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done);
     void deleteQueue(const QString &name, Completion<qint64> done);
     void purgeQueue(const QString &name, Completion<qint64> done);
@@ -101,7 +102,6 @@ private:
     void messagesAvailable(const QString &queue) override;
     void storeIncident(const StoreIncident &incident) override;
 
-    Result<void> checkMessages(const QList<NewMessage> &messages) const;
     // Makes sure maintenance runs no later than `atMs` (ms since the epoch).
     void scheduleMaintenance(qint64 atMs);
     void scheduleWake(const QString &queue);

@@ -23,6 +23,14 @@ bool QueueTypeRegistry::registerQueueType(const QString &name, const QString &de
     return true;
 }
 
+Result<void> QueueTypeRegistry::check(const QString &type) const
+{
+    if (contains(type))
+        return {};
+    return Error{ErrorCode::InvalidArgument,
+                 QStringLiteral("Unknown queue type '%1' (known: %2)").arg(type, names().join(QStringLiteral(", ")))};
+}
+
 QStringList QueueTypeRegistry::names() const
 {
     QStringList names;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/result.h"
 #include "storage/readyset.h"
 
 #include <QString>
@@ -29,6 +30,8 @@ public:
     QString description(const QString &type) const;
 
     bool contains(const QString &type) const override;
+    // The one check of a queue type name: "Unknown queue type 'x' (known: a, b)" when not registered.
+    Result<void> check(const QString &type) const;
     QueueKind kindOf(const QString &type) const override;
     std::unique_ptr<ReadySet> createReadySet(const QString &type) const override;
 

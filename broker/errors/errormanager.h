@@ -25,7 +25,7 @@ class ErrorManager : public QObject
     Q_OBJECT
 public:
     // `capacity`: how many distinct records are kept; the oldest goes first.
-    explicit ErrorManager(const Clock &clock, int capacity = 1000, QObject *parent = nullptr);
+    explicit ErrorManager(const Clock &clock, int capacity = DefaultErrorRecords, QObject *parent = nullptr);
     static constexpr qint64 LogIntervalMs = 10'000;
 
     // Records an error. The message passes through redactSecrets() first.
@@ -39,6 +39,8 @@ public:
     // Records at or above this severity raise notificationRaised, at most once per minute for the
     // same record. Default: Error.
     void setNotificationThreshold(Severity severity) { m_threshold = severity; }
+    Severity notificationThreshold() const { return m_threshold; }
+    int capacity() const { return m_capacity; }
 
     // Replaces anything that looks like a credential (long runs of key alphabet, "key=...") with
     // "[redacted]". A safety net: callers should not pass secrets in the first place.
@@ -52,7 +54,7 @@ private:
     using Records = std::list<ErrorRecord>; // newest at the front
     const Clock &m_clock;
     int m_capacity;
-    Severity m_threshold = Severity::Error;
+    Severity m_threshold = DefaultNotifySeverity;
     quint64 m_nextId = 1;
     Records m_records;
     QHash<QString, Records::iterator> m_byKey;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "core/storageoptions.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -38,11 +39,7 @@ class JournalWriter : public QObject
 {
     Q_OBJECT
 public:
-    enum class Fsync {
-        Always,      // completions wait for fdatasync
-        EverySecond, // completions wait for write(); a thread of its own syncs once a second
-        Never,       // completions wait for write(); the kernel syncs when it likes
-    };
+    using Fsync = FsyncPolicy; // Always | EverySecond | Never
     struct Stats
     {
         qint64 records = 0;

@@ -15,11 +15,8 @@
 
 namespace Broker::Redis {
 
-struct PoolOptions
+struct PoolOptions : PoolLimits
 {
-    int size = 4;              // connections kept open (1..256)
-    int waitTimeoutMs = 1000;  // how long a command waits for a connection when none is ready; 0: fail at once
-    int maxWaitingCommands = 10'000; // commands allowed to wait for a connection; more fail at once
     // Pause before reconnecting a connection that was lost or could not be opened; the attempt
     // count resets once it is ready again. maxAttempts is ignored: a pool never gives up.
     RetryPolicy reconnect{100, 2.0, 1'000, 0};

@@ -4,6 +4,7 @@
 #include "qtredisadapter.h"
 #include "redisreply.h"
 
+#include "core/redisoptions.h"
 #include "core/result.h"
 
 #include <QByteArrayList>
@@ -17,17 +18,6 @@ struct redisAsyncContext;
 struct redisReply;
 
 namespace Broker::Redis {
-
-// Where a Redis server is and how long to wait for it. Times in milliseconds, all > 0.
-struct ConnectionOptions
-{
-    QString host = QStringLiteral("127.0.0.1"); // a name is resolved (blocking) when connecting
-    int port = 6379;
-    QString password;         // sent with AUTH when not empty; never logged or put in errors
-    int database = 0;         // SELECTed when not 0
-    int connectTimeoutMs = 2000; // TCP connect, AUTH and SELECT together
-    int commandTimeoutMs = 2000; // from sending a command to its reply
-};
 
 // Why a command got no reply. Both kinds are transient: the command may or may not have run,
 // and a retry on another connection may succeed. Redis error replies are not failures here.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/clock.h"
+#include "core/redisoptions.h"
 #include "retrypolicy.h"
 
 #include <QString>
@@ -22,12 +23,7 @@ class CircuitBreaker
 public:
     enum class State { Closed, Open, HalfOpen };
 
-    struct Options
-    {
-        int failureThreshold = 5; // consecutive failures that open the breaker (>= 1)
-        qint64 openMs = 30'000;   // the longest pause before a probe is let through
-        qint64 firstProbeMs = 1000; // the first pause after opening (capped by openMs); <= 0: openMs
-    };
+    using Options = CircuitBreakerOptions;
 
     CircuitBreaker(Options options, const Clock &clock);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/queueconfig.h"
+#include "core/redisoptions.h"
 #include "core/result.h"
 #include "journal/journalwriter.h"
 
@@ -47,11 +48,7 @@ public:
         QList<Message> messages;
     };
     // 0 (or less) for either: no bound of that kind.
-    struct Limits
-    {
-        qint64 maxMessages = 100'000;
-        qint64 maxBytes = 64 * 1024 * 1024; // the messages as stored, so memory is bounded as well
-    };
+    using Limits = SpoolLimits;
 
     // Opens (or creates) the spool at `path` and reads back what was not drained before. One
     // process at a time: a spool another broker has open is refused (it holds a lock on P.lock).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/clock.h"
+#include "core/httpoptions.h"
 #include "errors/errormanager.h"
 #include "security/ratelimiter.h"
 
@@ -31,11 +32,7 @@ class AuthThrottle : public QObject
 public:
     static constexpr qsizetype StrongKeyLength = 32;
 
-    struct Options
-    {
-        int failuresPerMinute = 30;
-        int logIntervalMs = 10'000;
-    };
+    using Options = AuthThrottleOptions;
     // Whether a key presented from an address is checked, and what a refusal says.
     struct Gate
     {

@@ -6,7 +6,6 @@
 #include "requestparsing.h"
 #include "serializers.h"
 
-#include "core/queuename.h"
 #include "core/validation.h"
 
 #include <QJsonArray>
@@ -21,12 +20,13 @@ using Method = QHttpServerRequest::Method;
 namespace {
 
 // Reads the options every published message may carry (priority, delay, headers) into `message`.
-Result<void> readPublishOptions(const QJsonObject &body, qint64 maxDelayMs, NewMessage &message)
+Result<void> readPublishOptions(const QJsonObject &body, const EngineOptions &engine, NewMessage &message)
 {
     const Result<qint64> priority = fieldInteger(body, "priority", -1'000'000, 1'000'000, 0);
     if (!priority)
         return priority.error();
-    const Result<double> delay = fieldNumber(body, "delay", 0, double(maxDelayMs) / 1000.0, 0);
+    const Validation::Range delays = Validation::delaySeconds(engine);
+    const Result<double> delay = fieldNumber(body, "delay", double(delays.min), double(delays.max), 0);
     if (!delay)
         return delay.error();
     const QJsonValue headers = body.value(QStringLiteral("headers"));
@@ -127,10 +127,10 @@ void MessagesController::publish(const ExchangePtr &exchange)
     NewMessage message;
     if (body->payload)
         message.data = JsonScanner::compact(exchange->body(), *body->payload);
-    if (message.data.isEmpty() || message.data == "null")
-        return exchange->sendProblem(400, QStringLiteral("Message is required"));
-    if (!check(exchange, readPublishOptions(body->options, m_context.broker.options().maxDelayMs, message))
-        || !check(exchange, Validation::messageSize(message.data.size(), m_context.broker.options().maxMessageBytes))
+    const EngineOptions &engine = m_context.broker.options();
+    if (!check(exchange, Validation::messagePresent(message.data))
+        || !check(exchange, readPublishOptions(body->options, engine, message))
+        || !check(exchange, Validation::messageSize(message.data.size(), engine.maxMessageBytes))
         || !m_context.permit(exchange, AccessPolicy::publish(queue))) {
         return;
     }
@@ -155,21 +155,23 @@ void MessagesController::publishBatch(const ExchangePtr &exchange)
     if (values.isEmpty())
         return exchange->sendProblem(400, QStringLiteral("Messages are required"),
                                      QStringLiteral("Expected a non-empty array 'messages'"));
-    const int maxBatch = m_context.broker.options().maxBatch;
-    if (values.size() > maxBatch)
-        return exchange->sendProblem(400, QStringLiteral("Too many messages in one batch (at most %1)").arg(maxBatch));
+    const EngineOptions &engine = m_context.broker.options();
     NewMessage shared;
-    if (!check(exchange, readPublishOptions(body->options, m_context.broker.options().maxDelayMs, shared)))
+    if (!check(exchange, Validation::batchSize(values.size(), engine.maxBatch))
+        || !check(exchange, readPublishOptions(body->options, engine, shared))) {
         return;
+    }
     QList<NewMessage> messages;
     messages.reserve(values.size());
     for (const JsonSpan &value : values) {
         NewMessage message = shared;
         message.data = JsonScanner::compact(text, value);
-        if (message.data == "null")
-            return exchange->sendProblem(400, QStringLiteral("Message is required"),
-                                         QStringLiteral("Message %1 of the batch is null").arg(messages.size()));
-        if (!check(exchange, Validation::messageSize(message.data.size(), m_context.broker.options().maxMessageBytes)))
+        if (const Result<void> present = Validation::messagePresent(message.data); !present) {
+            Error error = present.error();
+            error.detail = QStringLiteral("Message %1 of the batch is null").arg(messages.size());
+            return exchange->sendError(error);
+        }
+        if (!check(exchange, Validation::messageSize(message.data.size(), engine.maxMessageBytes)))
             return;
         messages.append(std::move(message));
     }
@@ -187,10 +189,12 @@ void MessagesController::consume(const ExchangePtr &exchange)
     const QUrlQuery &query = exchange->query();
     const EngineOptions &engine = m_context.broker.options();
     const Result<bool> acknowledge = queryBool(query, "acknowledge", true);
-    const Result<qint64> count = queryInteger(query, "count", 1, engine.maxConsumeCount, 1);
-    const Result<double> wait = queryNumber(query, "wait", 0, double(engine.maxWaitMs) / 1000.0, 0);
-    const Result<qint64> visibility =
-        queryInteger(query, "visibility_timeout", 1, QueueLimits::MaxVisibilityTimeoutSeconds, 0);
+    const Validation::Range counts = Validation::consumeCount(engine);
+    const Validation::Range waits = Validation::waitSeconds(engine);
+    const Validation::Range leases = Validation::visibilityTimeoutSeconds();
+    const Result<qint64> count = queryInteger(query, "count", counts.min, counts.max, 1);
+    const Result<double> wait = queryNumber(query, "wait", double(waits.min), double(waits.max), 0);
+    const Result<qint64> visibility = queryInteger(query, "visibility_timeout", leases.min, leases.max, 0);
     if (!check(exchange, Validation::queueName(queue)) || !check(exchange, acknowledge) || !check(exchange, count)
         || !check(exchange, wait) || !check(exchange, visibility)) {
         return;
@@ -201,11 +205,8 @@ void MessagesController::consume(const ExchangePtr &exchange)
     request.visibilityTimeoutMs = *visibility * 1000;
     request.group = queryString(query, "group");
     request.consumer = queryString(query, "consumer");
-    for (const QString *name : {&request.group, &request.consumer}) {
-        if (!name->isEmpty() && !QueueName::isValid(*name))
-            return exchange->sendProblem(400, QStringLiteral("Invalid consumer group or consumer name"));
-    }
-    if (!m_context.permit(exchange, AccessPolicy::consume(queue)))
+    if (!check(exchange, Validation::consumerNames(request.group, request.consumer))
+        || !m_context.permit(exchange, AccessPolicy::consume(queue)))
         return;
     request.user = exchange->user->id;
     // A long poll whose client left must not take a message off the queue for nobody.
@@ -239,8 +240,10 @@ void MessagesController::consume(const ExchangePtr &exchange)
 bool MessagesController::readMessageRef(const ExchangePtr &exchange, QJsonObject &body, MessageRef &ref)
 {
     const QString queue = exchange->params.value(0);
-    if (!check(exchange, Validation::queueName(queue)))
+    if (!check(exchange, Validation::queueName(queue))
+        || !check(exchange, Validation::messageId(exchange->params.value(1)))) {
         return false;
+    }
     const Result<QJsonObject> parsed = exchange->jsonBody(m_context.options.maxJsonDepth, true);
     if (!check(exchange, parsed))
         return false;
@@ -281,7 +284,8 @@ void MessagesController::nack(const ExchangePtr &exchange)
     MessageRef ref;
     if (!readMessageRef(exchange, body, ref))
         return;
-    const Result<double> delay = fieldNumber(body, "delay", 0, double(m_context.broker.options().maxDelayMs) / 1000.0, 0);
+    const Validation::Range delays = Validation::delaySeconds(m_context.broker.options());
+    const Result<double> delay = fieldNumber(body, "delay", double(delays.min), double(delays.max), 0);
     const QString queue = exchange->params.value(0);
     if (!check(exchange, delay) || !m_context.permit(exchange, AccessPolicy::consume(queue)))
         return;
@@ -305,8 +309,8 @@ void MessagesController::extend(const ExchangePtr &exchange)
         return;
     if (!body.contains(QStringLiteral("visibility_timeout")))
         return exchange->sendProblem(400, QStringLiteral("Invalid visibility_timeout: required"));
-    const Result<qint64> visibility =
-        fieldInteger(body, "visibility_timeout", 1, QueueLimits::MaxVisibilityTimeoutSeconds, 0);
+    const Validation::Range leases = Validation::visibilityTimeoutSeconds();
+    const Result<qint64> visibility = fieldInteger(body, "visibility_timeout", leases.min, leases.max, 0);
     const QString queue = exchange->params.value(0);
     if (!check(exchange, visibility) || !m_context.permit(exchange, AccessPolicy::consume(queue)))
         return;

@@ -67,7 +67,7 @@ QJsonObject OperationsController::storageComponent(HealthStatus health, const QS
     QJsonObject storage;
     storage.insert(QStringLiteral("status"), QString::fromLatin1(healthStatusName(health)));
     storage.insert(QStringLiteral("backend"), backend);
-    storage.insert(QStringLiteral("durability"), m_context.options.durability);
+    storage.insert(QStringLiteral("durability"), durabilityName(m_context.options.durability));
     storage.insert(QStringLiteral("writable"), store.writable);
     if (!store.writable)
         storage.insert(QStringLiteral("read_only_reason"), withoutPaths(store.readOnlyReason));

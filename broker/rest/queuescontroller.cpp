@@ -57,12 +57,10 @@ void QueuesController::create(const ExchangePtr &exchange)
         QueueConfig::fromOptions(name, optionsValue.toObject(), m_context.broker.options().queueDefaults);
     if (!check(exchange, config))
         return;
-    if (!m_context.broker.queueTypes().contains(config->type)) {
-        return exchange->sendProblem(400, QStringLiteral("Unknown queue type '%1' (known: %2)")
-                                              .arg(config->type, m_context.broker.queueTypes().join(QStringLiteral(", "))));
-    }
-    if (!m_context.permit(exchange, QStringLiteral("create_queue")))
+    if (!check(exchange, m_context.broker.checkQueueType(config->type))
+        || !m_context.permit(exchange, QStringLiteral("create_queue"))) {
         return;
+    }
     m_context.broker.createQueue(name, *config, [exchange](Result<QueueInfo> created) {
         if (!check(exchange, created))
             return;
@@ -100,7 +98,7 @@ void QueuesController::detail(const ExchangePtr &exchange)
         if (!check(exchange, info))
             return;
         JsonWriter out;
-        writeQueue(out, *info, true, m_context.options.durability);
+        writeQueue(out, *info, true, durabilityName(m_context.options.durability));
         exchange->sendJsonText(200, out.text());
     });
 }
@@ -139,8 +137,8 @@ void QueuesController::browse(const ExchangePtr &exchange)
 {
     const QString name = exchange->params.value(0);
     const Result<qint64> offset = queryInteger(exchange->query(), "offset", 0, std::numeric_limits<int>::max(), 0);
-    const Result<qint64> limit =
-        queryInteger(exchange->query(), "limit", 1, m_context.broker.options().maxBrowseLimit, 50);
+    const Validation::Range limits = Validation::browseLimit(m_context.broker.options());
+    const Result<qint64> limit = queryInteger(exchange->query(), "limit", limits.min, limits.max, 50);
     if (!check(exchange, Validation::queueName(name)) || !check(exchange, offset) || !check(exchange, limit)
         || !m_context.permit(exchange, AccessPolicy::peek(name))) {
         return;

@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/httpoptions.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QPair>
 
 namespace Broker::Rest {
-
-// The limits the HTTP guard enforces before a request reaches QHttpServer.
-struct HttpLimits
-{
-    qint64 maxBodyBytes = 1024 * 1024;
-    int maxHeaderBytes = 16 * 1024; // request line and header fields together
-    int maxHeaderFields = 100;
-};
 
 // What the guard needs to know of a request's head.
 struct RequestHead

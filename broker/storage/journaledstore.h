@@ -38,7 +38,7 @@ public:
     struct Options
     {
         QString path;
-        JournalWriter::Fsync fsync = JournalWriter::Fsync::EverySecond;
+        JournalWriter::Fsync fsync = DefaultFsyncPolicy;
         // Compaction (a snapshot plus a fresh journal) starts when the journal is larger than
         // both `compactMinBytes` and `compactFactor` times the last snapshot.
         qint64 compactMinBytes = 64 * 1024 * 1024;

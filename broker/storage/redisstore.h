@@ -24,7 +24,7 @@ struct RedisStoreOptions
 {
     Redis::ConnectionOptions connection;
     Redis::PoolOptions pool;
-    QString keyPrefix = QStringLiteral("brokerdesk:"); // every key starts with it
+    QString keyPrefix = QString(Redis::DefaultKeyPrefix); // every key starts with it
     CircuitBreaker::Options breaker; // 5 failures in a row -> open; probes after 1 s, 2 s, ... up to 30 s
     // Reads (queue info, list, browse) that fail for want of an answer are tried again this way.
     // Changes are not: their outcome is unknown after a timeout, and a retry could apply them twice.

@@ -63,8 +63,12 @@ struct EngineFixture
 
     Result<QueueInfo> create(const QString &name, const QJsonObject &options = {})
     {
+        // The wire format is read as the REST layer reads it; the engine takes the typed config.
+        const Result<QueueConfig> config = QueueConfig::fromOptions(name, options, broker.options().queueDefaults);
+        if (!config)
+            return config.error();
         Captured<QueueInfo> c;
-        broker.createQueue(name, options, c.sink());
+        broker.createQueue(name, *config, c.sink());
         return c.take();
     }
     Result<PublishResult> publish(const QString &queue, const QList<QByteArray> &payloads,

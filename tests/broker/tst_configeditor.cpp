@@ -44,7 +44,7 @@ void TestConfigEditor::changesKeepOtherKeys()
     QCOMPARE(loaded->config.api.port, 9090);
     QCOMPARE(loaded->config.api.bind, "127.0.0.1");
     QCOMPARE(loaded->config.api.rateLimit.enabled, true);
-    QCOMPARE(loaded->config.storage.journal.fsync, "always");
+    QCOMPARE(loaded->config.storage.journal.fsync, FsyncPolicy::Always);
     QCOMPARE(loaded->config.api.limits.maxBatch, 7); // untouched keys stay
     QCOMPARE(loaded->config.core.name, "desk");
     QVERIFY(loaded->warnings.isEmpty());

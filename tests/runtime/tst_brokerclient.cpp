@@ -114,11 +114,13 @@ void TestBrokerClient::commandsRunInTheWorkerThread()
     QTRY_COMPARE(client.state(), BrokerClient::State::Running);
     QCOMPARE(states.first().first().value<BrokerClient::State>(), BrokerClient::State::Starting);
 
-    const Result<QueueInfo> created = wait(client.createQueue("orders", QJsonObject{{"max_size", 5}}));
+    QueueConfig small;
+    small.maxSize = 5;
+    const Result<QueueInfo> created = wait(client.createQueue("orders", small));
     QVERIFY(created.ok());
     QCOMPARE(created->config.maxSize, 5);
-    QCOMPARE(wait(client.createQueue("orders", {})).error().code, ErrorCode::QueueExists);
-    QCOMPARE(wait(client.createQueue("bad name", {})).error().message, "Invalid queue name");
+    QCOMPARE(wait(client.createQueue("orders", QueueConfig{})).error().code, ErrorCode::QueueExists);
+    QCOMPARE(wait(client.createQueue("bad name", QueueConfig{})).error().message, "Invalid queue name");
 
     NewMessage message;
     message.data = R"({"n":1})";
@@ -148,7 +150,7 @@ void TestBrokerClient::snapshotsFollowChanges()
     QSignalSpy snapshots(&client, &BrokerClient::snapshotUpdated);
     QVERIFY(wait(client.start(settings())).ok);
     QTRY_COMPARE(snapshots.size(), 1); // one at start
-    QVERIFY(wait(client.createQueue("a", {})).ok());
+    QVERIFY(wait(client.createQueue("a", QueueConfig{})).ok());
     QTRY_COMPARE(snapshots.size(), 2);
     const auto snapshot = snapshots.last().first().value<BrokerSnapshot>();
     QCOMPARE(snapshot.queues.size(), 1);
@@ -196,7 +198,7 @@ void TestBrokerClient::usersAreWrittenAndReported()
 void TestBrokerClient::commandsWhileStoppedFail()
 {
     BrokerClient client;
-    const Result<QueueInfo> created = wait(client.createQueue("a", {}));
+    const Result<QueueInfo> created = wait(client.createQueue("a", QueueConfig{}));
     QCOMPARE(created.error().code, ErrorCode::Unavailable);
     QCOMPARE(created.error().message, "The broker is not running");
 }
@@ -206,14 +208,14 @@ void TestBrokerClient::restartStopsTheOldHostFirst()
     BrokerClient client;
     const StartReport first = wait(client.start(settings()));
     QVERIFY(first.ok);
-    QVERIFY(wait(client.createQueue("kept-only-in-memory", {})).ok());
+    QVERIFY(wait(client.createQueue("kept-only-in-memory", QueueConfig{})).ok());
     HostSettings same = settings();
     same.portOverride = QUrl(first.apiUrl).port(); // the old listener must be gone to reuse it
     const StartReport second = wait(client.start(same));
     QVERIFY2(second.ok, qPrintable(second.error));
     QCOMPARE(second.apiUrl, first.apiUrl);
     QVERIFY(second.issuedKeys.isEmpty()); // the users file exists now
-    QCOMPARE(wait(client.createQueue("kept-only-in-memory", {})).ok(), true);
+    QCOMPARE(wait(client.createQueue("kept-only-in-memory", QueueConfig{})).ok(), true);
 
     HostSettings broken = settings();
     broken.bindOverride = "not-an-address";
@@ -229,7 +231,7 @@ void TestBrokerClient::destroyingWhileBusyEndsCleanly()
 {
     auto client = std::make_unique<BrokerClient>(10);
     QFuture<StartReport> started = client->start(settings());
-    QFuture<Result<QueueInfo>> created = client->createQueue("late", {});
+    QFuture<Result<QueueInfo>> created = client->createQueue("late", QueueConfig{});
     client.reset(); // waits for the worker thread; nothing may crash or leak (ASan build)
     QVERIFY(started.isFinished());
     QVERIFY(created.isFinished());

@@ -55,7 +55,8 @@ void TestBrokerHost::startsFromConfigAndUsers()
 
     // The configured defaults reach the engine.
     std::optional<Result<QueueInfo>> created;
-    host.broker()->createQueue("q", QJsonObject{}, [&](Result<QueueInfo> r) { created.emplace(std::move(r)); });
+    const QueueConfig defaults = QueueConfig::withDefaults(host.broker()->options().queueDefaults);
+    host.broker()->createQueue("q", defaults, [&](Result<QueueInfo> r) { created.emplace(std::move(r)); });
     QVERIFY(created && created->ok());
     QCOMPARE(created->value().config.maxSize, 7);
     host.stop();

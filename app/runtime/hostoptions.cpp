@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "hostoptions.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace Broker::HostOptions {
+
+EngineOptions engine(const BrokerConfig &config)
+{
+    EngineOptions options;
+    options.queueDefaults.maxSize = config.queues.maxQueueSize;
+    options.queueDefaults.ttlSeconds = config.queues.messageTtlSeconds;
+    options.queueDefaults.visibilityTimeoutSeconds = config.queues.visibilityTimeoutSeconds;
+    options.queueDefaults.maxDeliveries = config.queues.maxDeliveries;
+    options.maxMessageBytes = config.api.limits.maxMessageBytes;
+    options.maxBatch = config.api.limits.maxBatch;
+    options.maxWaitMs = qint64(config.api.limits.maxWaitSeconds) * 1000;
+    options.eventLogPerQueue = config.queues.eventLogSize;
+    return options;
+}
+
+Rest::RestOptions rest(const BrokerConfig &config)
+{
+    Rest::RestOptions options;
+    const BrokerConfig::Limits &limits = config.api.limits;
+    options.guard.limits.maxBodyBytes = limits.maxBodyBytes;
+    options.guard.limits.maxHeaderBytes = limits.maxHeaderBytes;
+    options.guard.limits.maxHeaderFields = limits.maxHeaderFields;
+    options.guard.idleTimeoutMs = limits.idleTimeoutSeconds * 1000;
+    options.guard.requestTimeoutMs = limits.requestTimeoutSeconds * 1000;
+    options.guard.headTimeoutMs = limits.headTimeoutSeconds * 1000;
+    options.guard.maxConnections = limits.maxConnections;
+    options.guard.maxConnectionsPerAddress = limits.maxConnectionsPerAddress;
+    options.guard.maxConnectionsPerLoopbackAddress = limits.maxConnectionsPerLoopbackAddress;
+    options.guard.maxPendingOutputBytes = limits.maxPendingOutputBytes;
+    options.guard.outputDrainTimeoutMs = limits.outputDrainTimeoutSeconds * 1000;
+    options.maxJsonDepth = limits.maxJsonDepth;
+    options.corsOrigins = config.api.corsOrigins;
+    options.rateLimitEnabled = config.api.rateLimit.enabled;
+    options.requestsPerMinute = config.api.rateLimit.requestsPerMinute;
+    options.burst = config.api.rateLimit.burst;
+    options.authFailuresPerMinute = config.api.rateLimit.authFailuresPerMinute;
+    options.authLogIntervalMs = config.api.rateLimit.authLogIntervalSeconds * 1000;
+    options.durability = durability(config);
+    return options;
+}
+
+RedisStoreOptions redisStore(const BrokerConfig &config)
+{
+    const BrokerConfig::Redis &redis = config.storage.redis;
+    RedisStoreOptions options;
+    options.connection.host = redis.host;
+    options.connection.port = redis.port;
+    options.connection.password = redis.password;
+    options.connection.database = redis.database;
+    options.connection.connectTimeoutMs = redis.connectTimeoutMs;
+    options.connection.commandTimeoutMs = redis.commandTimeoutMs;
+    options.pool.size = redis.poolSize;
+    options.pool.waitTimeoutMs = redis.poolWaitTimeoutMs;
+    options.keyPrefix = redis.keyPrefix;
+    options.breaker.failureThreshold = redis.breakerFailures;
+    options.breaker.openMs = qint64(redis.breakerOpenSeconds) * 1000;
+    options.breaker.firstProbeMs = redis.breakerFirstProbeMs;
+    return options;
+}
+
+SpoolLimits spoolLimits(const BrokerConfig &config)
+{
+    return SpoolLimits{config.storage.redis.spoolMaxMessages, config.storage.redis.spoolMaxBytes};
+}
+
+QString spoolPath(const BrokerConfig &config, const QString &usersPath)
+{
+    const QString &path = config.storage.redis.spoolPath;
+    return QFileInfo(usersPath).absoluteDir().absoluteFilePath(path.isEmpty() ? QStringLiteral("redis-spool") : path);
+}
+
+JournaledStore::Options journal(const BrokerConfig &config, const QString &usersPath)
+{
+    const BrokerConfig::Journal &journal = config.storage.journal;
+    JournaledStore::Options options;
+    options.path = journal.path.isEmpty() ? QFileInfo(usersPath).absoluteDir().filePath(QStringLiteral("journal"))
+                                          : QFileInfo(journal.path).absoluteFilePath();
+    options.fsync = journal.fsync;
+    return options;
+}
+
+Durability durability(const BrokerConfig &config)
+{
+    if (!config.storage.journal.enabled)
+        return Durability::None;
+    return journalDurability(config.storage.journal.fsync);
+}
+
+} // namespace Broker::HostOptions

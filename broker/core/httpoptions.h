@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/storageoptions.h"
+
+#include <QString>
+#include <QStringList>
+
+// The REST layer's option structs as plain values, in core so that BrokerConfig can take its
+// defaults from them: each default is written here, once. The rest room uses them as they are.
+namespace Broker::Rest {
+
+// The limits the HTTP guard enforces before a request reaches QHttpServer.
+struct HttpLimits
+{
+    qint64 maxBodyBytes = 1024 * 1024;
+    int maxHeaderBytes = 16 * 1024; // request line and header fields together
+    int maxHeaderFields = 100;
+};
+
+// What the HTTP guard enforces on every connection. 0 is never "unlimited".
+struct GuardOptions
+{
+    HttpLimits limits;
+    int idleTimeoutMs = 60'000;     // keep-alive connection between requests
+    int headTimeoutMs = 10'000;     // a new connection's first head, or a head's first byte to its end
+    int requestTimeoutMs = 30'000;  // from a request's first byte until it is complete (body included)
+    int maxConnections = 1000;      // beyond: 503 and close
+    int maxConnectionsPerAddress = 64;         // per client address (IPv6: per /64); beyond: 503
+    int maxConnectionsPerLoopbackAddress = 256; // the same for 127.0.0.0/8 and ::1 (local programs share them)
+    // Output backpressure: while more than this waits for the client to read, nothing more is read
+    // or answered on the connection. One response may exceed it; the next waits.
+    qint64 maxPendingOutputBytes = 512 * 1024;
+    int outputDrainTimeoutMs = 10'000; // over the bound, the client takes nothing this long: the connection is cut
+    qint64 socketReadBufferBytes = 64 * 1024; // most bytes taken from the kernel at once
+};
+
+// Failed authentications per client address (see AuthThrottle).
+struct AuthThrottleOptions
+{
+    int failuresPerMinute = 30;
+    int logIntervalMs = 10'000; // failed/throttled authentications: at most one summary record per interval
+};
+
+struct RestOptions
+{
+    GuardOptions guard;
+    int maxJsonDepth = 64;
+    QStringList corsOrigins;       // exact origins allowed to call from a browser
+    bool rateLimitEnabled = false; // per API key
+    int requestsPerMinute = 600;
+    int burst = 100;               // requests allowed at once above the steady rate
+    int authFailuresPerMinute = AuthThrottleOptions{}.failuresPerMinute; // per client address, always on
+    int authLogIntervalMs = AuthThrottleOptions{}.logIntervalMs;
+    Durability durability = Durability::None; // what the store promises
+};
+
+} // namespace Broker::Rest

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The default configuration (BrokerConfig{} and config/message_broker.yaml as shipped) maps onto
+// the components' own default options, field by field: a default written in one place only
+// cannot drift, and a mapping that forgets or mangles a field shows here.
+#include "runtime/hostoptions.h"
+
+#include "config/configloader.h"
+#include "errors/errormanager.h"
+#include "rest/auththrottle.h"
+
+#include <QTest>
+
+using namespace Broker;
+
+namespace {
+
+using Fields = QList<QPair<QString, QVariant>>;
+
+Fields engineFields(const EngineOptions &o)
+{
+    return {{"queueDefaults.maxSize", o.queueDefaults.maxSize},
+            {"queueDefaults.ttlSeconds", o.queueDefaults.ttlSeconds},
+            {"queueDefaults.visibilityTimeoutSeconds", o.queueDefaults.visibilityTimeoutSeconds},
+            {"queueDefaults.maxDeliveries", o.queueDefaults.maxDeliveries},
+            {"maxMessageBytes", o.maxMessageBytes},
+            {"maxBatch", o.maxBatch},
+            {"maxConsumeCount", o.maxConsumeCount},
+            {"maxBrowseLimit", o.maxBrowseLimit},
+            {"maxWaitMs", o.maxWaitMs},
+            {"maxDelayMs", o.maxDelayMs},
+            {"eventLogPerQueue", o.eventLogPerQueue},
+            {"recentEvents", o.recentEvents},
+            {"maintenanceIntervalMs", o.maintenanceIntervalMs},
+            {"processorBatch", o.processorBatch}};
+}
+
+Fields restFields(const Rest::RestOptions &o)
+{
+    return {{"guard.limits.maxBodyBytes", o.guard.limits.maxBodyBytes},
+            {"guard.limits.maxHeaderBytes", o.guard.limits.maxHeaderBytes},
+            {"guard.limits.maxHeaderFields", o.guard.limits.maxHeaderFields},
+            {"guard.idleTimeoutMs", o.guard.idleTimeoutMs},
+            {"guard.headTimeoutMs", o.guard.headTimeoutMs},
+            {"guard.requestTimeoutMs", o.guard.requestTimeoutMs},
+            {"guard.maxConnections", o.guard.maxConnections},
+            {"guard.maxConnectionsPerAddress", o.guard.maxConnectionsPerAddress},
+            {"guard.maxConnectionsPerLoopbackAddress", o.guard.maxConnectionsPerLoopbackAddress},
+            {"guard.maxPendingOutputBytes", o.guard.maxPendingOutputBytes},
+            {"guard.outputDrainTimeoutMs", o.guard.outputDrainTimeoutMs},
+            {"guard.socketReadBufferBytes", o.guard.socketReadBufferBytes},
+            {"maxJsonDepth", o.maxJsonDepth},
+            {"corsOrigins", o.corsOrigins},
+            {"rateLimitEnabled", o.rateLimitEnabled},
+            {"requestsPerMinute", o.requestsPerMinute},
+            {"burst", o.burst},
+            {"authFailuresPerMinute", o.authFailuresPerMinute},
+            {"authLogIntervalMs", o.authLogIntervalMs},
+            {"durability", durabilityName(o.durability)}};
+}
+
+// The REST server builds its AuthThrottle from these two fields of RestOptions.
+Fields authThrottleFields(const Rest::AuthThrottle::Options &o)
+{
+    return {{"failuresPerMinute", o.failuresPerMinute}, {"logIntervalMs", o.logIntervalMs}};
+}
+
+Fields redisStoreFields(const RedisStoreOptions &o)
+{
+    return {{"connection.host", o.connection.host},
+            {"connection.port", o.connection.port},
+            {"connection.password", o.connection.password},
+            {"connection.database", o.connection.database},
+            {"connection.connectTimeoutMs", o.connection.connectTimeoutMs},
+            {"connection.commandTimeoutMs", o.connection.commandTimeoutMs},
+            {"pool.size", o.pool.size},
+            {"pool.waitTimeoutMs", o.pool.waitTimeoutMs},
+            {"pool.maxWaitingCommands", o.pool.maxWaitingCommands},
+            {"keyPrefix", o.keyPrefix},
+            {"breaker.failureThreshold", o.breaker.failureThreshold},
+            {"breaker.openMs", o.breaker.openMs},
+            {"breaker.firstProbeMs", o.breaker.firstProbeMs},
+            {"maintenanceBatch", o.maintenanceBatch},
+            {"spoolDrainIntervalMs", o.spoolDrainIntervalMs},
+            {"spoolBlockedReminderMs", o.spoolBlockedReminderMs}};
+}
+
+Fields spoolFields(const SpoolLimits &o)
+{
+    return {{"maxMessages", o.maxMessages}, {"maxBytes", o.maxBytes}};
+}
+
+// The path is the configuration's own (next to the users file); the rest are the store's.
+Fields journalFields(const JournaledStore::Options &o)
+{
+    return {{"fsync", fsyncPolicyName(o.fsync)},
+            {"compactMinBytes", o.compactMinBytes},
+            {"compactFactor", o.compactFactor},
+            {"retryIntervalMs", o.retryIntervalMs}};
+}
+
+Fields errorFields(int maxRecords, Severity notifySeverity)
+{
+    return {{"maxRecords", maxRecords}, {"notifySeverity", QString::fromLatin1(severityName(notifySeverity))}};
+}
+
+Fields queueConfigFields(const QueueConfig &o)
+{
+    return {{"type", o.type},
+            {"maxSize", o.maxSize},
+            {"ttlSeconds", o.ttlSeconds},
+            {"visibilityTimeoutSeconds", o.visibilityTimeoutSeconds},
+            {"maxDeliveries", o.maxDeliveries},
+            {"deadLetterQueue", o.deadLetterQueue}};
+}
+
+} // namespace
+
+class TestHostOptions : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void defaultsMapOntoComponentDefaults_data();
+    void defaultsMapOntoComponentDefaults();
+    void configuredValuesReachTheEngine();
+    void durabilityFollowsTheJournal();
+};
+
+void TestHostOptions::defaultsMapOntoComponentDefaults_data()
+{
+    QTest::addColumn<QVariant>("mapped");
+    QTest::addColumn<QVariant>("componentDefault");
+
+    const Result<LoadedConfig> shipped = ConfigLoader::loadFile(BROKER_SOURCE_DIR "/config/message_broker.yaml");
+    QVERIFY2(shipped.ok(), shipped.ok() ? "" : qPrintable(shipped.error().message));
+    const QString usersPath = QStringLiteral("/srv/broker/users.yaml");
+    const SystemClock clock;
+    const ErrorManager errors(clock);
+    for (const auto &[source, config] :
+         {std::pair<const char *, BrokerConfig>{"BrokerConfig{}", BrokerConfig{}}, {"shipped-yaml", shipped->config}}) {
+        const Rest::RestOptions rest = HostOptions::rest(config);
+        const QList<std::tuple<const char *, Fields, Fields>> components{
+            {"engine", engineFields(HostOptions::engine(config)), engineFields(EngineOptions{})},
+            {"rest", restFields(rest), restFields(Rest::RestOptions{})},
+            {"auth-throttle", authThrottleFields({rest.authFailuresPerMinute, rest.authLogIntervalMs}),
+             authThrottleFields(Rest::AuthThrottle::Options{})},
+            {"redis-store", redisStoreFields(HostOptions::redisStore(config)), redisStoreFields(RedisStoreOptions{})},
+            {"publish-spool", spoolFields(HostOptions::spoolLimits(config)), spoolFields(PublishSpool::Limits{})},
+            {"journal", journalFields(HostOptions::journal(config, usersPath)), journalFields(JournaledStore::Options{})},
+            {"errors", errorFields(config.errors.maxRecords, config.errors.notifySeverity),
+             errorFields(errors.capacity(), errors.notificationThreshold())},
+            {"queue", queueConfigFields(QueueConfig::withDefaults(HostOptions::engine(config).queueDefaults)),
+             queueConfigFields(QueueConfig{})},
+        };
+        for (const auto &[component, mapped, fresh] : components) {
+            QCOMPARE(mapped.size(), fresh.size());
+            for (qsizetype i = 0; i < mapped.size(); ++i) {
+                QTest::addRow("%s/%s.%s", source, component, qPrintable(mapped[i].first))
+                    << mapped[i].second << fresh[i].second;
+            }
+        }
+    }
+}
+
+void TestHostOptions::defaultsMapOntoComponentDefaults()
+{
+    QFETCH(QVariant, mapped);
+    QFETCH(QVariant, componentDefault);
+    QCOMPARE(mapped, componentDefault);
+}
+
+void TestHostOptions::configuredValuesReachTheEngine()
+{
+    const QByteArray text = R"(
+api:
+  limits: {max_batch: 10, max_wait_seconds: 5}
+message_broker: {max_queue_size: 50, message_ttl: 120, max_deliveries: 9}
+)";
+    const Result<LoadedConfig> loaded = ConfigLoader::loadText(text, "broker.yaml");
+    QVERIFY2(loaded.ok(), loaded.ok() ? "" : qPrintable(loaded.error().message));
+    const EngineOptions engine = HostOptions::engine(loaded->config);
+    QCOMPARE(engine.queueDefaults.maxSize, 50);
+    QCOMPARE(engine.queueDefaults.ttlSeconds, 120);
+    QCOMPARE(engine.queueDefaults.maxDeliveries, 9);
+    QCOMPARE(engine.maxBatch, 10);
+    QCOMPARE(engine.maxWaitMs, 5000);
+}
+
+void TestHostOptions::durabilityFollowsTheJournal()
+{
+    BrokerConfig config;
+    QCOMPARE(durabilityName(HostOptions::durability(config)), "none");
+    config.storage.journal.enabled = true;
+    QCOMPARE(durabilityName(HostOptions::durability(config)), "everysec");
+    config.storage.journal.fsync = FsyncPolicy::Always;
+    QCOMPARE(durabilityName(HostOptions::rest(config).durability), "always");
+    config.storage.journal.fsync = FsyncPolicy::Never;
+    QCOMPARE(durabilityName(HostOptions::durability(config)), "no");
+}
+
+QTEST_GUILESS_MAIN(TestHostOptions)
+#include "tst_hostoptions.moc"
