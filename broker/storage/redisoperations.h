@@ -43,7 +43,7 @@ public:
                     NodeIdGenerator &ids, KnownQueues &known, RedisEventRelay &events, QByteArray keyPrefix,
                     int maintenanceBatch);
 
-    // Refuses types the scripts do not implement.
+    // Refuses types the scripts do not implement: all but the built-in ones (QueueTypeCatalog::isBuiltIn).
     void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done);
     void deleteQueue(const QString &name, Completion<qint64> done);
     void purgeQueue(const QString &name, Completion<qint64> done);
