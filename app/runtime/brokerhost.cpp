@@ -195,7 +195,7 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     }
     const int port = settings.portOverride >= 0 ? settings.portOverride : m_config.api.port;
     m_rest = std::make_unique<Rest::RestServer>(
-        Rest::RestContext{*m_broker, *m_users, m_policy, *m_errors, m_clock, HostOptions::rest(m_config)});
+        Rest::RestContext{*m_broker, *m_users, *m_policy, *m_errors, m_clock, HostOptions::rest(m_config)});
     const Result<quint16> listening = m_rest->listen(address, quint16(port));
     if (!listening) {
         stop();

@@ -2,6 +2,8 @@
 #include "desktopconfig.h"
 
 #include "config/configeditor.h"
+#include "core/brokerconfig.h"
+#include "core/storageoptions.h"
 
 #include <QDir>
 #include <QFile>
@@ -21,14 +23,16 @@ Result<QString> desktopConfigFile(const QString &requested)
     if (!QDir().mkpath(dir))
         return Error{ErrorCode::Unavailable, QStringLiteral("cannot create %1").arg(dir)};
     QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    // The defaults, written out so that a user sees what they run on; the journal is on, since
+    // desktop users expect their queues back after a restart or a crash.
+    const BrokerConfig defaults;
     const Result<void> written = writeDesktopConfig(
-        file, {{QStringLiteral("api.bind"), QStringLiteral("127.0.0.1")},
-               {QStringLiteral("api.port"), 8080},
-               {QStringLiteral("storage.backend"), QStringLiteral("memory")},
-               // Desktop users expect their queues back after a restart or a crash.
+        file, {{QStringLiteral("api.bind"), defaults.api.bind},
+               {QStringLiteral("api.port"), defaults.api.port},
+               {QStringLiteral("storage.backend"), storageBackendName(defaults.storage.backend)},
                {QStringLiteral("storage.memory.journal.enabled"), true},
-               {QStringLiteral("storage.memory.journal.fsync"), QStringLiteral("everysec")},
-               {QStringLiteral("security.users_file"), QStringLiteral("users.yaml")}});
+               {QStringLiteral("storage.memory.journal.fsync"), fsyncPolicyName(defaults.storage.journal.fsync)},
+               {QStringLiteral("security.users_file"), defaults.security.usersFile}});
     if (!written)
         return written.error();
     return file;

@@ -7,19 +7,20 @@ namespace Broker {
 
 QueueTypeRegistry::QueueTypeRegistry()
 {
-    registerQueueType(QStringLiteral("list"), QStringLiteral("First in, first out"),
-                      [] { return std::make_unique<FifoReadySet>(); });
-    registerQueueType(QStringLiteral("priority"), QStringLiteral("Higher priority first, FIFO within a priority"),
-                      [] { return std::make_unique<PriorityReadySet>(); });
+    m_types.emplace(QStringLiteral("list"), Entry{QueueKind::Ordered, QStringLiteral("First in, first out"),
+                                                  [] { return std::make_unique<FifoReadySet>(); }, true});
+    m_types.emplace(QStringLiteral("priority"),
+                    Entry{QueueKind::Ordered, QStringLiteral("Higher priority first, FIFO within a priority"),
+                          [] { return std::make_unique<PriorityReadySet>(); }, true});
     m_types.emplace(QStringLiteral("stream"),
-                    Entry{QueueKind::Stream, QStringLiteral("Append-only log read by consumer groups"), {}});
+                    Entry{QueueKind::Stream, QStringLiteral("Append-only log read by consumer groups"), {}, true});
 }
 
 bool QueueTypeRegistry::registerQueueType(const QString &name, const QString &description, ReadySetFactory factory)
 {
     if (name.isEmpty() || !factory || m_types.contains(name))
         return false;
-    m_types.emplace(name, Entry{QueueKind::Ordered, description, std::move(factory)});
+    m_types.emplace(name, Entry{QueueKind::Ordered, description, std::move(factory), false});
     return true;
 }
 
@@ -54,6 +55,12 @@ QueueKind QueueTypeRegistry::kindOf(const QString &type) const
 {
     const auto it = m_types.find(type);
     return it == m_types.end() ? QueueKind::Ordered : it->second.kind;
+}
+
+bool QueueTypeRegistry::isBuiltIn(const QString &type) const
+{
+    const auto it = m_types.find(type);
+    return it != m_types.end() && it->second.builtIn;
 }
 
 std::unique_ptr<ReadySet> QueueTypeRegistry::createReadySet(const QString &type) const

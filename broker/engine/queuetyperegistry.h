@@ -13,9 +13,12 @@
 
 namespace Broker {
 
-// The queue types a broker knows: the extension point for new delivery orders. Built in: "list"
-// (FIFO), "priority" (higher first, FIFO within a priority), "stream" (consumer groups). A new
-// ordered type supplies a factory for its ReadySet; names are unique and cannot be replaced.
+// The queue types a broker knows, and the one list of them: the engine checks every queue's type
+// here, and the stores ask it what a type is. Built in: "list" (FIFO), "priority" (higher first,
+// FIFO within a priority), "stream" (consumer groups); the Redis store's scripts implement these
+// by name (resources/redis/lib.lua), so a new built-in type is added here and there. A type
+// registered at run time supplies a factory for its ReadySet and runs on the memory store only;
+// names are unique and cannot be replaced.
 class QueueTypeRegistry final : public QueueTypeCatalog
 {
 public:
@@ -33,6 +36,7 @@ public:
     // The one check of a queue type name: "Unknown queue type 'x' (known: a, b)" when not registered.
     Result<void> check(const QString &type) const;
     QueueKind kindOf(const QString &type) const override;
+    bool isBuiltIn(const QString &type) const override;
     std::unique_ptr<ReadySet> createReadySet(const QString &type) const override;
 
 private:
@@ -41,6 +45,7 @@ private:
         QueueKind kind = QueueKind::Ordered;
         QString description;
         ReadySetFactory factory; // empty for streams
+        bool builtIn = false;
     };
     std::map<QString, Entry> m_types;
 };

@@ -400,6 +400,12 @@ void JournaledStore::apply(const JournalRecord &record, Sink &&sink)
 
 Result<void> JournaledStore::replay(const JournalRecord &record)
 {
+    // The engine checked the type when the queue was created; a broker that replays the journal
+    // may not have registered it (an embedder's own type), and the queue must not come back with
+    // another delivery order. The same rule and words as a snapshot's (MemoryStore::loadState).
+    if (record.kind == JournalRecord::Kind::CreateQueue && !m_memory.queueTypes().contains(record.config.type))
+        return Error{ErrorCode::Internal,
+                     QStringLiteral("queue %1 has the unknown type '%2'").arg(record.queue, record.config.type)};
     m_clock.hold(record.timeMs);
     m_receipts.assign(record.receipts.begin(), record.receipts.end());
     m_nextReceipt = 0;

@@ -51,10 +51,10 @@ MemoryQueue &MemoryStore::insertQueue(const QString &name, const QueueConfig &co
 
 void MemoryStore::createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done)
 {
+    // The type is registered (QueueStore's contract: the engine checks it for every caller; the
+    // journal checks what it replays, loadState() what it loads).
     if (m_queues.contains(name))
         return done(StoreErrors::queueExists());
-    if (!m_types.contains(config.type))
-        return done(Error{ErrorCode::InvalidArgument, QStringLiteral("Unknown queue type '%1'").arg(config.type)});
     done(insertQueue(name, config, nowMs()).info());
 }
 

@@ -33,6 +33,7 @@ public:
     // journal sets it while replaying so that replayed messages keep their ids.
     quint64 nextSequence() const { return m_nextSequence; }
     void setNextSequence(quint64 sequence) { m_nextSequence = sequence; }
+    const QueueTypeCatalog &queueTypes() const { return m_types; }
 
     // The whole store as bytes, and back: queues with their configs, counters and messages in
     // every state, the publisher table and the next message number. loadState() replaces what

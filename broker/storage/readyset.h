@@ -54,6 +54,10 @@ public:
     virtual ~QueueTypeCatalog() = default;
     virtual bool contains(const QString &type) const = 0;
     virtual QueueKind kindOf(const QString &type) const = 0;
+    // Built-in types are the same in every broker, so a store that several brokers share (Redis)
+    // implements them itself, by name. A type added at run time exists only as its ReadySet in
+    // this process, which only the memory store can run. False for unknown types.
+    virtual bool isBuiltIn(const QString &type) const = 0;
     // Only for Ordered types.
     virtual std::unique_ptr<ReadySet> createReadySet(const QString &type) const = 0;
 };

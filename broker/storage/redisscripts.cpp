@@ -62,6 +62,21 @@ std::optional<MessageEventKind> eventKind(const QByteArray &name)
     return it == kinds.cend() ? std::nullopt : std::optional(it.value());
 }
 
+QList<ScriptEvent> events(const RedisReply &list)
+{
+    const QList<RedisReply> &e = list.elements;
+    QList<ScriptEvent> out;
+    out.reserve(e.size() / 5);
+    for (qsizetype i = 0; i + 4 < e.size(); i += 5) {
+        const std::optional<MessageEventKind> kind = eventKind(e[i].string);
+        if (!kind)
+            continue;
+        out.append({*kind, QString::fromUtf8(e[i + 1].string), QString::fromUtf8(e[i + 2].string),
+                    e[i + 3].string.toInt(), QString::fromUtf8(e[i + 4].string)});
+    }
+    return out;
+}
+
 QueueInfo queueInfo(const QString &name, const RedisReply &reply)
 {
     QueueInfo info;
@@ -101,7 +116,6 @@ QueueInfo queueInfo(const QString &name, const RedisReply &reply)
     }
     return info;
 }
-
 
 Result<void> replyError(const RedisReply &reply)
 {

@@ -24,6 +24,18 @@ struct Set
 qint64 integerOf(const Redis::RedisReply &reply);
 // The kind named in a script's event list ("Acked", "DeadLettered", ...).
 std::optional<MessageEventKind> eventKind(const QByteArray &name);
+// One entry of a script's event list (lib.lua's event(): five strings per event).
+struct ScriptEvent
+{
+    MessageEventKind kind = MessageEventKind::Published;
+    QString queue;
+    QString id;
+    int deliveries = 0;
+    QString detail;
+};
+// A script's event list (its reply's second element), in order; kinds this broker does not know
+// are left out, and so is an incomplete entry at the end.
+QList<ScriptEvent> events(const Redis::RedisReply &list);
 // info.lua's reply as a QueueInfo (rates are the engine's business).
 QueueInfo queueInfo(const QString &name, const Redis::RedisReply &reply);
 // What a script's error reply ("QUEUE_FULL …") means for a client; ok when it is no error.

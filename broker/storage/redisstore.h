@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "knownqueues.h"
+#include "nodeidgenerator.h"
 #include "core/queuestore.h"
-#include "redisscripts.h"
 #include "readyset.h"
+#include "rediseventrelay.h"
+#include "redisoperations.h"
+#include "resilientscriptrunner.h"
+#include "spoolingpublisher.h"
 
 #include "core/clock.h"
 #include "redis/connectionpool.h"
-#include "redis/scriptcache.h"
 #include "resilience/circuitbreaker.h"
 #include "resilience/publishspool.h"
 #include "resilience/retrypolicy.h"
 
-#include <QHash>
-#include <QTimer>
-
 #include <memory>
-#include <random>
 
 namespace Broker {
 
@@ -44,13 +44,14 @@ struct RedisStoreOptions
 // timeouts, lost connections) count toward a circuit breaker; while it is open, calls fail at
 // once with Unavailable. Reply errors (a full queue, an unknown message) are answers and never
 // trip it. With a publish spool, publishes to queues this broker knows are taken while Redis is
-// out of reach (health Degraded), written to the spool's journal, and delivered to Redis in
-// order once it answers again; until the spool is empty, newer publishes queue up behind it.
-// A spooled publish is judged against max_size on what this broker knows (the queue's last
-// known size plus what it spooled for it). A queue missing when its batch drains is created
-// again from the configuration recorded with the batch (and reported), unless it was deleted on
-// purpose; a batch that cannot be delivered stays at the head of the spool and is reported until
-// an admin acts (docs/redis.md, "When Redis fails").
+// out of reach (health Degraded) and delivered in order once it answers again (docs/redis.md,
+// "When Redis fails").
+//
+// Made of parts with one job each, composed here: the connection pool; a ResilientScriptRunner
+// (EVALSHA, breaker, retries); RedisOperations (each operation as its script and reply);
+// SpoolingPublisher (the spool fallback and its drain); NodeIdGenerator (ids and receipts);
+// KnownQueues (what this broker last saw of each queue); RedisEventRelay (the listener). The
+// store owns them all; the type catalog and the clock are not owned and must outlive it.
 class RedisStore final : public QueueStore
 {
 public:
@@ -61,18 +62,18 @@ public:
     // Opens the connection pool. Calls made before it is ready wait up to the pool's wait timeout.
     void start();
     // Takes publishes while Redis is out of reach (see above). Batches left from an earlier run
-    // are delivered first.
+    // are delivered first. Meant to be called once, before start().
     void setSpool(std::unique_ptr<PublishSpool> spool);
-    const PublishSpool *spool() const { return m_spool.get(); }
+    const PublishSpool *spool() const { return m_spooling ? &m_spooling->spool() : nullptr; }
     const RedisStoreOptions &options() const { return m_options; }
-    const CircuitBreaker &breaker() const { return m_breaker; }
+    const CircuitBreaker &breaker() const { return m_runner.breaker(); }
     const Redis::ConnectionPool &pool() const { return *m_pool; }
-    qint64 scriptReloads() const { return m_scripts->reloads(); }
+    qint64 scriptReloads() const { return m_runner.reloads(); }
 
     QString backendName() const override { return QStringLiteral("redis"); }
     HealthStatus health() const override;
     StoreStatus status() const override;
-    void setListener(StoreListener *listener) override { m_listener = listener; }
+    void setListener(StoreListener *listener) override { m_events.setListener(listener); }
 
     void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) override;
     void deleteQueue(const QString &name, Completion<qint64> done) override;
@@ -90,64 +91,19 @@ public:
     void runMaintenance(Completion<qint64> done) override;
 
 private:
-    enum class Retry { Never, Reads };
-    using ScriptDone = std::function<void(Result<Redis::RedisReply>)>;
+    void logBreakerChange(CircuitBreaker::State now, const QString &failure) const;
+    bool spoolHasWork() const { return m_spooling && m_spooling->spool().hasWork(); }
 
-    QByteArray key(const QString &queue, const char *part) const;
-    // Runs `script` for `queue` through the breaker; the reply's events are passed to the
-    // listener before `done` gets the payload (the reply's first element).
-    void run(const Redis::Script &script, const QString &queue, QByteArrayList args, Retry retry, ScriptDone done,
-             const QString &user = {});
-    void attempt(const Redis::Script &script, const QString &queue, const QByteArrayList &keys,
-                 const QByteArrayList &args, Retry retry, int attemptNumber, ScriptDone done);
-    void dispatchEvents(const Redis::RedisReply &events, const QString &user);
-    void logBreakerChange(CircuitBreaker::State before, const QString &failure);
-    void emitEvent(MessageEventKind kind, const QString &queue, const QString &id, int deliveries, const QString &user,
-                   const QString &detail = {});
-    // The queue's kind from the cache, asking Redis when it is not cached.
-    void withKind(const QString &name, std::function<void(Result<QueueKind>)> then);
-    // Runs `step` for every queue in the registry at once; `done` gets what the steps gave, by name.
-    template<typename Step>
-    void forEachQueue(Step step, Completion<QList<QueueInfo>> done);
-    void settle(const QString &name, const MessageRef &ref, const char *action, qint64 ms, ScriptDone done);
-    quint64 nextSequence();
-    // `publishArgs` are the publish script's pairs of due time and stored message.
-    void spoolPublish(const QString &name, const QByteArrayList &publishArgs, PublishResult result,
-                      const QString &publisher, Completion<PublishResult> done);
-    void drainSpool();
-    // The drain script's answer for the front batch.
-    void drained(const PublishSpool::Batch &batch, Result<Redis::RedisReply> reply);
-    // The front batch cannot be delivered: it stays, and the operator hears of it.
-    void blockSpool(const QString &reason);
-    void report(StoreIncident::Level level, const QString &code, const QString &message);
-    // What this broker knows of the queue's size: its last known size plus what it spooled for it.
-    qint64 knownSize(const QString &queue) const;
-    QString newReceipt();
-
-    RedisStoreOptions m_options;
-    const QByteArray m_prefix; // m_options.keyPrefix, encoded once: every call needs it
-    const QueueTypeCatalog &m_types;
+    // In the order they depend on each other: each part is built after, and gone before, what it uses.
+    const RedisStoreOptions m_options;
     const Clock &m_clock;
-    StoreListener *m_listener = nullptr;
     std::unique_ptr<Redis::ConnectionPool> m_pool;
-    std::unique_ptr<Redis::ScriptRunner> m_scripts;
-    std::unique_ptr<RedisScripts::Set> m_script;
-    std::unique_ptr<PublishSpool> m_spool;
-    QTimer m_drainTimer;
-    bool m_draining = false; // a batch is on its way to Redis
-    CircuitBreaker m_breaker;
-    QHash<QString, QueueConfig> m_configs; // what this broker last saw; scripts check the type
-    // Messages held by each queue (ready + delayed + in flight) when this broker last saw it: an
-    // estimate for judging max_size while publishes are spooled.
-    QHash<QString, qint64> m_lastSizes;
-    qint64 m_queuesRecreated = 0;
-    qint64 m_spoolDiscarded = 0;
-    QString m_spoolBlocked;       // why the front batch cannot be delivered; empty: it can
-    qint64 m_blockedReportedMs = 0;
-    std::mt19937_64 m_random;
-    quint64 m_node = 0;          // distinguishes this broker's message ids from other brokers'
-    qint64 m_lastIdMs = 0;
-    quint64 m_idCounter = 0;
+    ResilientScriptRunner m_runner;
+    NodeIdGenerator m_ids;
+    KnownQueues m_known;
+    RedisEventRelay m_events;
+    RedisOperations m_operations;
+    std::unique_ptr<SpoolingPublisher> m_spooling; // null without a spool
 };
 
 } // namespace Broker

@@ -125,6 +125,7 @@ private Q_SLOTS:
     void compactionStartsWhenTheJournalOutgrowsTheData();
     void aCompactionInterruptedAtAnyStepLosesNothing_data();
     void aCompactionInterruptedAtAnyStepLosesNothing();
+    void aQueueOfATypeNotRegisteredNowIsNotReplayed();
 };
 
 void TestJournaledStore::replayRebuildsTheExactState()
@@ -375,6 +376,30 @@ void TestJournaledStore::aCompactionInterruptedAtAnyStepLosesNothing()
     auto again = open(path);
     QVERIFY(again);
     QCOMPARE(dump(*again), after);
+}
+
+// The engine checks a queue's type when it is created; a broker that replays the journal without
+// that type registered (an embedder's own) must refuse to open rather than pick another order.
+void TestJournaledStore::aQueueOfATypeNotRegisteredNowIsNotReplayed()
+{
+    const QString path = m_dir.filePath("custom-type.journal");
+    QueueTypeRegistry withCustom;
+    QVERIFY(withCustom.registerQueueType("custom", "FIFO under a name of its own",
+                                         [this] { return m_types.createReadySet("list"); }));
+    {
+        auto store = JournaledStore::open(withCustom, m_clock, {path, JournalWriter::Fsync::Never});
+        QVERIFY(store);
+        get<QueueInfo>([&](auto d) { store.value()->createQueue("undo", config("custom"), d); });
+    }
+    const Result<std::unique_ptr<JournaledStore>> reopened = JournaledStore::open(m_types, m_clock, {path, {}});
+    QVERIFY(!reopened);
+    QCOMPARE(reopened.error().code, ErrorCode::Internal);
+    QVERIFY2(reopened.error().message.contains("queue undo has the unknown type 'custom'"),
+             qPrintable(reopened.error().message));
+    // With the type registered again, the journal opens as it was.
+    auto again = JournaledStore::open(withCustom, m_clock, {path, {}});
+    QVERIFY(again);
+    QCOMPARE(get<QueueInfo>([&](auto d) { again.value()->queueInfo("undo", d); }).config.type, QString("custom"));
 }
 
 QTEST_GUILESS_MAIN(TestJournaledStore)

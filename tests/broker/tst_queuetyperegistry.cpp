@@ -55,6 +55,8 @@ private Q_SLOTS:
     void builtInTypes();
     void customTypeDeliversInItsOwnOrder();
     void namesCannotBeTakenTwice();
+    void onlyTheTypesEveryBrokerHasAreBuiltIn_data();
+    void onlyTheTypesEveryBrokerHasAreBuiltIn();
 };
 
 void TestQueueTypeRegistry::builtInTypes()
@@ -92,6 +94,29 @@ void TestQueueTypeRegistry::namesCannotBeTakenTwice()
     QVERIFY(!registry.registerQueueType("", "x", [] { return std::make_unique<StackReadySet>(); }));
     QVERIFY(registry.registerQueueType("stack", "x", [] { return std::make_unique<StackReadySet>(); }));
     QVERIFY(!registry.registerQueueType("stack", "x", [] { return std::make_unique<StackReadySet>(); }));
+}
+
+void TestQueueTypeRegistry::onlyTheTypesEveryBrokerHasAreBuiltIn_data()
+{
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<bool>("registered");
+    QTest::addColumn<bool>("builtIn");
+    QTest::addRow("list") << "list" << true << true;
+    QTest::addRow("priority") << "priority" << true << true;
+    QTest::addRow("stream") << "stream" << true << true;
+    QTest::addRow("registered-at-run-time") << "stack" << true << false;
+    QTest::addRow("unknown") << "heap" << false << false;
+}
+
+void TestQueueTypeRegistry::onlyTheTypesEveryBrokerHasAreBuiltIn()
+{
+    QFETCH(QString, type);
+    QFETCH(bool, registered);
+    QFETCH(bool, builtIn);
+    QueueTypeRegistry registry;
+    QVERIFY(registry.registerQueueType("stack", "x", [] { return std::make_unique<StackReadySet>(); }));
+    QCOMPARE(registry.contains(type), registered);
+    QCOMPARE(registry.isBuiltIn(type), builtIn);
 }
 
 QTEST_GUILESS_MAIN(TestQueueTypeRegistry)

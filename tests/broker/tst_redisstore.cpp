@@ -4,6 +4,7 @@
 // a queue missing when the spool drains (Redis lost its data, or an admin deleted it), max_size
 // and the spool's own bound while publishes are spooled, probes soon after Redis is back.
 #include "journal/journalwriter.h"
+#include "storage/memorystore.h"
 #include "storage/redismessage.h"
 #include "storage/redisstore.h"
 
@@ -175,6 +176,9 @@ private Q_SLOTS:
     void spooledPublishesRespectMaxSize();
     void aFullSpoolAnswersUnavailable();
     void serviceReturnsWithinAboutASecondOfRedis();
+    void onlyBuiltInQueueTypesAreAvailable_data();
+    void onlyBuiltInQueueTypesAreAvailable();
+    void everyBuiltInTypeDeliversAsTheMemoryStoreDoes();
 
 private:
     RedisServer m_redis;
@@ -593,6 +597,71 @@ void TestRedisStore::serviceReturnsWithinAboutASecondOfRedis()
     qInfo("consumers served again %lld ms after Redis was back (breaker open time 30 s)", recoveryMs);
     QVERIFY(served);
     QVERIFY2(recoveryMs < 5000, qPrintable(QString::number(recoveryMs))); // far from the 30 s open time
+}
+
+// The Redis scripts implement the built-in types by name; a type registered at run time exists
+// only as a ReadySet in one process, so a store that brokers share refuses it (the registry's rule).
+void TestRedisStore::onlyBuiltInQueueTypesAreAvailable_data()
+{
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<bool>("available");
+    QTest::addRow("list") << "list" << true;
+    QTest::addRow("priority") << "priority" << true;
+    QTest::addRow("stream") << "stream" << true;
+    QTest::addRow("registered-at-run-time") << "custom" << false;
+}
+
+void TestRedisStore::onlyBuiltInQueueTypesAreAvailable()
+{
+    QFETCH(QString, type);
+    QFETCH(bool, available);
+    Store s(m_redis.port());
+    QVERIFY(s.types.registerQueueType("custom", "FIFO under a name of its own",
+                                      [&s] { return s.types.createReadySet("list"); }));
+    const Result<QueueInfo> created = get<QueueInfo>([&](auto d) { s.store.createQueue("q", configOf(type), d); });
+    QCOMPARE(created.ok(), available);
+    if (available) {
+        QCOMPARE(get<QueueInfo>([&](auto d) { s.store.queueInfo("q", d); })->config.type, type);
+        return;
+    }
+    QCOMPARE(created.error().code, ErrorCode::InvalidArgument);
+    QCOMPARE(created.error().message, QString("Queue type 'custom' is not available with the Redis backend"));
+    QCOMPARE(m_redis.cli({"EXISTS", "brokerdesk:{q}:meta"}), QByteArray("0"));
+}
+
+// Every type the registry calls built in is one the scripts implement: its messages come out of
+// Redis in the order the memory store (the type's ReadySet) gives them. A built-in type added to
+// the registry without its Lua layout fails here.
+void TestRedisStore::everyBuiltInTypeDeliversAsTheMemoryStoreDoes()
+{
+    Store s(m_redis.port());
+    MemoryStore memory(s.types, s.clock);
+    const QList<int> priorities{1, 3, 0, 3, 2, 1, 0, 2};
+    int builtIn = 0;
+    for (const QString &type : s.types.names()) {
+        if (!s.types.isBuiltIn(type))
+            continue;
+        ++builtIn;
+        QList<QList<int>> orders;
+        for (QueueStore *store : {static_cast<QueueStore *>(&memory), static_cast<QueueStore *>(&s.store)}) {
+            QVERIFY(get<QueueInfo>([&](auto d) { store->createQueue(type, configOf(type), d); }).ok());
+            for (int i = 0; i < priorities.size(); ++i) {
+                NewMessage m = message(i);
+                m.priority = priorities[i];
+                QVERIFY(get<PublishResult>([&](auto d) { store->publish(type, {m}, "alice", d); }).ok());
+            }
+            ConsumeRequest request;
+            request.count = int(priorities.size());
+            request.user = "bob";
+            const Result<QList<Message>> delivered =
+                get<QList<Message>>([&](auto d) { store->consume(type, request, d); });
+            QVERIFY(delivered.ok());
+            orders.append(numbersOf(*delivered));
+        }
+        QCOMPARE(orders[0].size(), priorities.size());
+        QVERIFY2(orders[1] == orders[0], qPrintable(type));
+    }
+    QVERIFY(builtIn >= 3); // list, priority and stream at least
 }
 
 QTEST_GUILESS_MAIN(TestRedisStore)

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "redisoperations.h"
+
+#include "knownqueues.h"
+#include "nodeidgenerator.h"
+#include "rediseventrelay.h"
+#include "redismessage.h"
+#include "storeerrors.h"
+
+#include "core/messageid.h"
+#include "errors/logging.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+namespace Broker {
+
+using Redis::CommandResult;
+using Redis::RedisReply;
+using Redis::Script;
+using RedisScripts::integerOf;
+using Retry = ResilientScriptRunner::Retry;
+
+RedisOperations::RedisOperations(ResilientScriptRunner &runner, const QueueTypeCatalog &types, const Clock &clock,
+                                 NodeIdGenerator &ids, KnownQueues &known, RedisEventRelay &events,
+                                 QByteArray keyPrefix, int maintenanceBatch)
+    : m_runner(runner), m_types(types), m_clock(clock), m_ids(ids), m_known(known), m_events(events),
+      m_prefix(std::move(keyPrefix)), m_maintenanceBatch(maintenanceBatch)
+{
+}
+
+QByteArray RedisOperations::key(const QString &queue, const char *part) const
+{
+    return m_prefix + '{' + queue.toUtf8() + "}:" + part;
+}
+
+void RedisOperations::run(const Script &script, const QString &queue, QByteArrayList args, Retry retry,
+                          ScriptDone done, const QString &user)
+{
+    QByteArrayList keys{key(queue, "meta")};
+    if (&script == &m_script.create || &script == &m_script.remove || &script == &m_script.drain)
+        keys.append(m_prefix + "queues");
+    args.prepend(QByteArray::number(m_clock.nowMs()));
+    args.prepend(queue.toUtf8());
+    args.prepend(m_prefix);
+    // One queue's calls share a connection, so that they run in the order they were made.
+    const quint32 routing = quint32(qHash(queue));
+    m_runner.run(script, keys, args, retry, routing, [this, queue, user, done = std::move(done)](CommandResult reply) {
+        if (!reply)
+            return done(reply.error());
+        if (const Result<void> refused = RedisScripts::replyError(*reply); !refused) {
+            if (refused.error().code == ErrorCode::QueueNotFound)
+                m_known.missing(queue);
+            else if (refused.error().code == ErrorCode::Conflict)
+                m_known.replaced(queue);
+            return done(refused.error());
+        }
+        m_events.relay(reply->elements.value(1), user, m_known);
+        done(reply->elements.value(0));
+    });
+}
+
+void RedisOperations::withKind(const QString &name, std::function<void(Result<QueueKind>)> then)
+{
+    if (const QueueConfig *known = m_known.config(name))
+        return then(m_types.kindOf(known->type));
+    queueInfo(name, [this, then = std::move(then)](Result<QueueInfo> info) {
+        if (!info)
+            return then(info.error());
+        then(m_types.kindOf(info->config.type));
+    });
+}
+
+// Queues ---------------------------------------------------------------------------------------
+
+void RedisOperations::createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done)
+{
+    // The engine has checked that the type is registered; the scripts implement only the built-in ones.
+    if (!m_types.isBuiltIn(config.type))
+        return done(Error{ErrorCode::InvalidArgument,
+                          QStringLiteral("Queue type '%1' is not available with the Redis backend").arg(config.type)});
+    const qint64 now = m_clock.nowMs();
+    QByteArrayList args{config.type.toUtf8(),
+                        QByteArray::number(config.maxSize),
+                        QByteArray::number(config.ttlSeconds),
+                        QByteArray::number(config.visibilityTimeoutSeconds),
+                        QByteArray::number(config.maxDeliveries),
+                        config.deadLetterQueue.toUtf8()};
+    run(m_script.create, name, args, Retry::Never, [this, name, config, now, done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        m_known.remember(name, config, 0);
+        QueueInfo info;
+        info.name = name;
+        info.config = config;
+        info.created = double(now) / 1000.0;
+        done(std::move(info));
+    });
+}
+
+void RedisOperations::deleteQueue(const QString &name, Completion<qint64> done)
+{
+    run(m_script.remove, name, {}, Retry::Never, [this, name, done = std::move(done)](Result<RedisReply> reply) {
+        m_known.forget(name);
+        if (!reply)
+            return done(reply.error());
+        done(integerOf(*reply));
+    });
+}
+
+void RedisOperations::purgeQueue(const QString &name, Completion<qint64> done)
+{
+    run(m_script.purge, name, {}, Retry::Never, [this, name, done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        const qint64 purged = integerOf(*reply);
+        m_events.emitEvent(MessageEventKind::Purged, name, {}, 0, {}, QString::number(purged));
+        done(purged);
+    });
+}
+
+void RedisOperations::queueInfo(const QString &name, Completion<QueueInfo> done)
+{
+    run(m_script.info, name, {}, Retry::Reads, [this, name, done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        QueueInfo info = RedisScripts::queueInfo(name, *reply);
+        m_known.remember(name, info.config, info.depth + info.delayed + info.inFlight);
+        done(std::move(info));
+    });
+}
+
+void RedisOperations::listQueues(Completion<QList<QueueInfo>> done)
+{
+    // The registry names the queues; one info script per queue, all in flight at once.
+    forEachQueue([this](const QString &name, std::function<void(Result<QueueInfo>)> next) { queueInfo(name, next); },
+                 std::move(done));
+}
+
+template<typename Step>
+void RedisOperations::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
+{
+    m_runner.command({QByteArrayLiteral("SMEMBERS"), m_prefix + "queues"},
+                     [step, done = std::move(done)](CommandResult names) mutable {
+                         if (!names)
+                             return done(names.error());
+                         struct Gather
+                         {
+                             QList<QueueInfo> infos;
+                             std::optional<Error> failure;
+                             qsizetype waiting = 0;
+                             Completion<QList<QueueInfo>> done;
+                         };
+                         auto gather = std::make_shared<Gather>();
+                         gather->waiting = names->elements.size();
+                         gather->done = std::move(done);
+                         const auto finish = [gather] {
+                             if (gather->failure)
+                                 return gather->done(*gather->failure);
+                             std::sort(gather->infos.begin(), gather->infos.end(),
+                                       [](const QueueInfo &a, const QueueInfo &b) { return a.name < b.name; });
+                             gather->done(std::move(gather->infos));
+                         };
+                         if (gather->waiting == 0)
+                             return finish();
+                         for (const RedisReply &name : names->elements) {
+                             step(QString::fromUtf8(name.string), [gather, finish](Result<QueueInfo> info) {
+                                 if (info)
+                                     gather->infos.append(std::move(info.value()));
+                                 else if (info.error().code != ErrorCode::QueueNotFound && !gather->failure)
+                                     gather->failure = info.error(); // gone meanwhile: simply not listed
+                                 if (--gather->waiting == 0)
+                                     finish();
+                             });
+                         }
+                     });
+}
+
+// Messages -------------------------------------------------------------------------------------
+
+void RedisOperations::preparePublish(const QString &name, const QList<NewMessage> &messages,
+                                     const QString &publisher, std::function<void(Result<PreparedPublish>)> done)
+{
+    withKind(name, [this, messages, publisher, done = std::move(done)](Result<QueueKind> kind) {
+        if (!kind)
+            return done(kind.error());
+        const qint64 now = m_clock.nowMs();
+        PreparedPublish prepared;
+        prepared.args.reserve(messages.size() * 2);
+        prepared.result.messageIds.reserve(messages.size());
+        for (const NewMessage &message : messages) {
+            if (*kind == QueueKind::Stream && message.delayMs > 0)
+                return done(StoreErrors::delayOnStream());
+            const QString id = m_ids.nextId();
+            prepared.result.messageIds.append(id);
+            prepared.anyReady |= message.delayMs <= 0;
+            prepared.args << QByteArray::number(message.delayMs > 0 ? now + message.delayMs : 0)
+                          << RedisMessage::encode(id, now * 1000, message, publisher);
+        }
+        done(std::move(prepared));
+    });
+}
+
+void RedisOperations::publish(const QString &name, PreparedPublish prepared, const QString &publisher,
+                              Completion<PublishResult> done)
+{
+    const QByteArrayList args = prepared.args;
+    run(m_script.publish, name, args, Retry::Never,
+        [this, name, publisher, prepared = std::move(prepared), done = std::move(done)](Result<RedisReply> reply) mutable {
+            if (!reply)
+                return done(reply.error());
+            PublishResult &result = prepared.result;
+            result.queueSize = integerOf(*reply);
+            m_known.setSize(name, result.queueSize);
+            for (const QString &id : std::as_const(result.messageIds))
+                m_events.emitEvent(MessageEventKind::Published, name, id, 0, publisher);
+            if (prepared.anyReady)
+                m_events.available(name);
+            done(std::move(result));
+        });
+}
+
+void RedisOperations::publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
+                              Completion<PublishResult> done)
+{
+    preparePublish(name, messages, publisher,
+                   [this, name, publisher, done = std::move(done)](Result<PreparedPublish> prepared) mutable {
+                       if (!prepared)
+                           return done(prepared.error());
+                       publish(name, std::move(*prepared), publisher, std::move(done));
+                   });
+}
+
+void RedisOperations::consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done)
+{
+    withKind(name, [this, name, request, done = std::move(done)](Result<QueueKind> kind) mutable {
+        if (!kind)
+            return done(kind.error());
+        // A waiting consumer that went away takes nothing.
+        if (request.stillWanted && !request.stillWanted())
+            return done(QList<Message>{});
+        const bool stream = *kind == QueueKind::Stream;
+        const QString group = request.group.isEmpty() ? QStringLiteral("default") : request.group;
+        QByteArrayList args{QByteArray::number(request.count), request.acknowledge ? "1" : "0",
+                            QByteArray::number(request.visibilityTimeoutMs)};
+        if (stream)
+            args << group.toUtf8() << (request.consumer.isEmpty() ? request.user : request.consumer).toUtf8();
+        // Streams lease redelivered entries even for acknowledge=true (as the memory store does).
+        if (!request.acknowledge || stream) {
+            for (int i = 0; i < request.count; ++i)
+                args << m_ids.newReceipt().toLatin1();
+        }
+        run(stream ? m_script.streamConsume : m_script.consume, name, std::move(args), Retry::Never,
+            [this, name, request, group, stream, done = std::move(done)](Result<RedisReply> reply) {
+                if (!reply)
+                    return done(reply.error());
+                QList<Message> delivered;
+                delivered.reserve(reply->elements.size());
+                for (const RedisReply &item : reply->elements) {
+                    Message message;
+                    if (!RedisMessage::decode(item.elements.value(0).string, name, message)) {
+                        qCWarning(lcStorage) << "Redis queue" << name << "holds a message this broker cannot read";
+                        continue;
+                    }
+                    message.deliveryCount = int(integerOf(item.elements.value(1)));
+                    message.receipt = QString::fromLatin1(item.elements.value(2).string);
+                    message.leaseDeadlineMs = integerOf(item.elements.value(3));
+                    if (stream)
+                        message.group = group;
+                    m_events.emitEvent(MessageEventKind::Delivered, name, message.id, message.deliveryCount,
+                                       request.user, stream ? group : QString());
+                    if (message.receipt.isEmpty() && request.acknowledge)
+                        m_events.emitEvent(MessageEventKind::Acked, name, message.id, message.deliveryCount,
+                                           request.user, stream ? group : QString());
+                    delivered.append(std::move(message));
+                }
+                // Delivered with acknowledge=true: gone from the queue (streams keep their entries).
+                if (request.acknowledge && !stream)
+                    m_known.take(name, delivered.size());
+                done(std::move(delivered));
+            });
+    });
+}
+
+void RedisOperations::settle(const QString &name, const MessageRef &ref, const char *action, qint64 ms,
+                             ScriptDone done)
+{
+    if (!MessageId::parse(ref.id))
+        return done(StoreErrors::messageNotFound());
+    if (!ref.receipt.isEmpty()) {
+        if (const Result<quint64> receipt = StoreErrors::parseReceipt(ref.receipt); !receipt)
+            return done(receipt.error());
+    }
+    withKind(name, [this, name, ref, action, ms, done = std::move(done)](Result<QueueKind> kind) mutable {
+        if (!kind)
+            return done(kind.error());
+        QByteArrayList args{QByteArray(action), ref.id.toLatin1(), ref.receipt.toLatin1().toLower()};
+        const bool stream = *kind == QueueKind::Stream;
+        if (stream)
+            args << ref.group.toUtf8();
+        args << QByteArray::number(ms);
+        if (stream)
+            args << m_ids.newReceipt().toLatin1();
+        run(stream ? m_script.streamSettle : m_script.settle, name, std::move(args), Retry::Never, std::move(done),
+            ref.user);
+    });
+}
+
+void RedisOperations::ack(const QString &name, const MessageRef &ref, Completion<void> done)
+{
+    settle(name, ref, "ack", 0, [done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        done({});
+    });
+}
+
+void RedisOperations::nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done)
+{
+    settle(name, ref, "nack", delayMs, [this, name, delayMs, done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        NackResult result;
+        result.requeued = integerOf(reply->elements.value(0)) == 1;
+        result.deadLettered = integerOf(reply->elements.value(1)) == 1;
+        if (result.requeued && delayMs <= 0)
+            m_events.available(name);
+        done(result);
+    });
+}
+
+void RedisOperations::extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done)
+{
+    settle(name, ref, "extend", visibilityMs, [done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        done(integerOf(*reply));
+    });
+}
+
+void RedisOperations::browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done)
+{
+    run(m_script.browse, name, {QByteArray::number(offset), QByteArray::number(limit)}, Retry::Reads,
+        [name, offset, done = std::move(done)](Result<RedisReply> reply) {
+            if (!reply)
+                return done(reply.error());
+            BrowsePage page;
+            page.total = integerOf(reply->elements.value(0));
+            for (const RedisReply &item : reply->elements.value(1).elements) {
+                Message message;
+                if (!RedisMessage::decode(item.elements.value(0).string, name, message))
+                    continue;
+                message.deliveryCount = int(integerOf(item.elements.value(1)));
+                page.messages.append(std::move(message));
+            }
+            const qint64 next = offset + page.messages.size();
+            page.nextOffset = next < page.total ? next : -1;
+            done(std::move(page));
+        });
+}
+
+void RedisOperations::redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done)
+{
+    run(m_script.redrive, name, {QByteArray::number(limit)}, Retry::Never,
+        [done = std::move(done)](Result<RedisReply> reply) {
+            if (!reply)
+                return done(reply.error());
+            done(integerOf(*reply));
+        },
+        user);
+}
+
+void RedisOperations::runMaintenance(Completion<qint64> done)
+{
+    // The reaper runs on every broker; each queue's step is one atomic script, so brokers that
+    // reap the same queue at once simply find nothing left to do.
+    struct Gather
+    {
+        qint64 next = 0;
+    };
+    auto gather = std::make_shared<Gather>();
+    forEachQueue(
+        [this, gather](const QString &name, std::function<void(Result<QueueInfo>)> next) {
+            withKind(name, [this, name, gather, next = std::move(next)](Result<QueueKind> kind) mutable {
+                if (!kind)
+                    return next(kind.error());
+                const Script &script = *kind == QueueKind::Stream ? m_script.streamMaintain : m_script.maintain;
+                run(script, name, {QByteArray::number(m_maintenanceBatch)}, Retry::Never,
+                    [this, name, gather, next = std::move(next)](Result<RedisReply> reply) {
+                        if (!reply)
+                            return next(reply.error());
+                        const qint64 due = integerOf(reply->elements.value(0));
+                        if (due != 0 && (gather->next == 0 || due < gather->next))
+                            gather->next = due;
+                        if (integerOf(reply->elements.value(1)) == 1)
+                            m_events.available(name);
+                        next(QueueInfo{});
+                    });
+            });
+        },
+        [gather, done = std::move(done)](Result<QList<QueueInfo>> all) {
+            if (!all)
+                return done(all.error());
+            done(gather->next);
+        });
+}
+
+// The spool's way back --------------------------------------------------------------------------
+
+void RedisOperations::drain(const QByteArray &identity, const PublishSpool::Batch &batch, Completion<qint64> done)
+{
+    const QueueConfig config = batch.config.value_or(QueueConfig{});
+    QByteArrayList args{identity,
+                        QByteArray::number(batch.number),
+                        batch.config ? "1" : "0",
+                        config.type.toUtf8(),
+                        QByteArray::number(config.maxSize),
+                        QByteArray::number(config.ttlSeconds),
+                        QByteArray::number(config.visibilityTimeoutSeconds),
+                        QByteArray::number(config.maxDeliveries),
+                        config.deadLetterQueue.toUtf8()};
+    for (const PublishSpool::Message &message : batch.messages)
+        args << QByteArray::number(message.dueMs) << message.stored;
+    run(m_script.drain, batch.queue, std::move(args), Retry::Never, [done = std::move(done)](Result<RedisReply> reply) {
+        if (!reply)
+            return done(reply.error());
+        done(integerOf(*reply));
+    });
+}
+
+} // namespace Broker

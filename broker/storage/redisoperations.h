@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/queuestore.h"
+#include "readyset.h"
+#include "redisscripts.h"
+#include "resilientscriptrunner.h"
+
+#include "core/clock.h"
+#include "resilience/publishspool.h"
+
+#include <functional>
+
+namespace Broker {
+
+class KnownQueues;
+class NodeIdGenerator;
+class RedisEventRelay;
+
+// The QueueStore operations as the Redis store's Lua scripts (resources/redis): for each, which
+// script runs, its keys and arguments, and what its reply means (values for the caller, events
+// for the listener, what this broker now knows of the queue). Every call goes through the
+// runner, so the breaker, retries and NOSCRIPT handling apply; reads (info, list, browse) are
+// retried, changes never. Keys of queue Q are "<prefix>{Q}:<part>" (one hash tag per queue).
+//
+// Failures: the runner's (Unavailable/Timeout; detail Redis::NotSent when nothing was sent),
+// and the scripts' refusals as the store errors (RedisScripts::replyError). A queue Redis calls
+// missing or replaced is forgotten in `known` (see KnownQueues::missing).
+// Nothing here is owned: runner, types, clock, ids, known and events must outlive the
+// operations. Completions run in the runner's thread when the reply arrives, exactly once.
+class RedisOperations
+{
+public:
+    // A publish encoded for publish.lua, kept so that the same messages can go to the spool.
+    struct PreparedPublish
+    {
+        QByteArrayList args; // pairs of due time (ms; 0: now) and the stored message
+        PublishResult result; // the new ids
+        bool anyReady = false; // some are deliverable at once
+    };
+
+    RedisOperations(ResilientScriptRunner &runner, const QueueTypeCatalog &types, const Clock &clock,
+                    NodeIdGenerator &ids, KnownQueues &known, RedisEventRelay &events, QByteArray keyPrefix,
+                    int maintenanceBatch);
+
+    // Refuses types the scripts do not implement: all but the built-in ones (QueueTypeCatalog::isBuiltIn).
+    void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done);
+    void deleteQueue(const QString &name, Completion<qint64> done);
+    void purgeQueue(const QString &name, Completion<qint64> done);
+    void listQueues(Completion<QList<QueueInfo>> done);
+    void queueInfo(const QString &name, Completion<QueueInfo> done);
+
+    // Gives new ids to the messages and encodes them (asks Redis for the queue's type when it is
+    // not known); refuses delays on stream queues.
+    void preparePublish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
+                        std::function<void(Result<PreparedPublish>)> done);
+    void publish(const QString &name, PreparedPublish prepared, const QString &publisher,
+                 Completion<PublishResult> done);
+    // preparePublish, then publish.
+    void publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
+                 Completion<PublishResult> done);
+    void consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done);
+    void ack(const QString &name, const MessageRef &ref, Completion<void> done);
+    void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done);
+    void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done);
+    void browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done);
+    void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done);
+    void runMaintenance(Completion<qint64> done);
+
+    // drain.lua's answers for a spooled batch.
+    enum DrainStatus : qint64 { TakenBefore = 0, Taken = 1, TakenIntoRecreatedQueue = 2, QueueDeletedOnPurpose = 3 };
+    // Delivers a spooled batch of the spool `identity` (taken once however often it is sent);
+    // completes with the DrainStatus.
+    void drain(const QByteArray &identity, const PublishSpool::Batch &batch, Completion<qint64> done);
+
+private:
+    using ScriptDone = std::function<void(Result<Redis::RedisReply>)>;
+
+    QByteArray key(const QString &queue, const char *part) const;
+    // Runs `script` for `queue`; the reply's events go to the listener before `done` gets the
+    // payload (the reply's first element).
+    void run(const Redis::Script &script, const QString &queue, QByteArrayList args, ResilientScriptRunner::Retry retry,
+             ScriptDone done, const QString &user = {});
+    // The queue's kind from what is known, asking Redis when it is not.
+    void withKind(const QString &name, std::function<void(Result<QueueKind>)> then);
+    // Runs `step` for every queue in the registry at once; `done` gets what the steps gave, by name.
+    template<typename Step>
+    void forEachQueue(Step step, Completion<QList<QueueInfo>> done);
+    void settle(const QString &name, const MessageRef &ref, const char *action, qint64 ms, ScriptDone done);
+
+    ResilientScriptRunner &m_runner;
+    const QueueTypeCatalog &m_types;
+    const Clock &m_clock;
+    NodeIdGenerator &m_ids;
+    KnownQueues &m_known;
+    RedisEventRelay &m_events;
+    const QByteArray m_prefix;
+    const int m_maintenanceBatch;
+    const RedisScripts::Set m_script;
+};
+
+} // namespace Broker

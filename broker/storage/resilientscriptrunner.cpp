@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "resilientscriptrunner.h"
+
+#include "errors/logging.h"
+
+#include <QRandomGenerator>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace Broker {
+
+using Redis::CommandCallback;
+using Redis::CommandResult;
+using Redis::Script;
+
+ResilientScriptRunner::ResilientScriptRunner(Redis::ConnectionPool &pool, CircuitBreaker::Options breaker,
+                                             RetryPolicy readRetry, const Clock &clock)
+    : m_pool(pool), m_scripts(pool), m_breaker(breaker, clock), m_readRetry(readRetry), m_clock(clock),
+      m_random(QRandomGenerator::global()->generate64())
+{
+}
+
+void ResilientScriptRunner::run(const Script &script, const QByteArrayList &keys, const QByteArrayList &args,
+                                Retry retry, quint32 routingKey, CommandCallback done)
+{
+    attempt(script, keys, args, retry, routingKey, 1, std::move(done));
+}
+
+void ResilientScriptRunner::attempt(const Script &script, const QByteArrayList &keys, const QByteArrayList &args,
+                                    Retry retry, quint32 routingKey, int attemptNumber, CommandCallback done)
+{
+    if (!m_breaker.allowRequest()) {
+        const qint64 waitMs = std::max<qint64>(0, m_breaker.retryAtMs() - m_clock.nowMs());
+        return done(Error{ErrorCode::Unavailable,
+                          QStringLiteral("Redis is unavailable (circuit breaker open; next attempt in %1 s)")
+                              .arg((waitMs + 999) / 1000),
+                          Redis::NotSent});
+    }
+    m_scripts.run(
+        script, keys, args,
+        [this, &script, keys, args, retry, routingKey, attemptNumber, done = std::move(done)](CommandResult result) mutable {
+            record(result);
+            if (result)
+                return done(std::move(result));
+            qCDebug(lcStorage) << "Redis call" << script.name << "failed:" << result.error().message;
+            if (retry == Retry::Never || !m_readRetry.allowsAnotherAttempt(attemptNumber))
+                return done(std::move(result));
+            const qint64 delay = m_readRetry.delayMs(attemptNumber, m_random);
+            QTimer::singleShot(int(delay), &m_retryTimers,
+                               [this, &script, keys, args, retry, routingKey, attemptNumber, done]() mutable {
+                                   attempt(script, keys, args, retry, routingKey, attemptNumber + 1, std::move(done));
+                               });
+        },
+        routingKey);
+}
+
+void ResilientScriptRunner::command(const QByteArrayList &args, CommandCallback done)
+{
+    if (!m_breaker.allowRequest())
+        return done(Error{ErrorCode::Unavailable, QStringLiteral("Redis is unavailable (circuit breaker open)"),
+                          Redis::NotSent});
+    m_pool.command(args, [this, done = std::move(done)](CommandResult result) mutable {
+        record(result);
+        done(std::move(result));
+    });
+}
+
+void ResilientScriptRunner::record(const CommandResult &result)
+{
+    const CircuitBreaker::State before = m_breaker.state();
+    if (result)
+        m_breaker.recordSuccess();
+    else
+        m_breaker.recordFailure();
+    const CircuitBreaker::State after = m_breaker.state();
+    if (after != before && m_observer)
+        m_observer(after, result ? QString() : result.error().message);
+}
+
+} // namespace Broker
