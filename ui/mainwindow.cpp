@@ -9,8 +9,6 @@
 #include "settingspage.h"
 #include "userspage.h"
 
-
-
 #include "runtime/continuation.h"
 #include <QApplication>
 #include <QCloseEvent>

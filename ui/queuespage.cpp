@@ -162,8 +162,9 @@ void QueuesPage::createQueue()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const QString name = dialog->name();
-        // The dialog fills in every option (starting from the configured defaults).
-        const Result<QueueConfig> config = QueueConfig::fromOptions(name, dialog->options(), QueueDefaults{});
+        // Read as the engine reads a POST /queues body: what the dialog leaves out takes the
+        // configured defaults.
+        const Result<QueueConfig> config = QueueConfig::fromOptions(name, dialog->options(), m_start.queueDefaults);
         if (!config)
             return m_bar->showError(tr("Could not create %1: %2").arg(name, config.error().message));
         whenFinished(m_client.createQueue(name, *config), this, [this, name](Result<QueueInfo> created) {

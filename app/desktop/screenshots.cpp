@@ -8,6 +8,7 @@
 #include "ui/queuespage.h"
 
 #include <QCoreApplication>
+#include <QDebug>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkReply>
@@ -44,10 +45,14 @@ void ScreenshotSession::run(const StartReport &report)
 
 void ScreenshotSession::seed()
 {
-    // Options as a POST /queues body carries them, read the same way, on the default settings.
+    // Options as a POST /queues body carries them, read the same way, on the configured defaults.
     const auto createQueue = [this](const QString &name, const QJsonObject &options) {
-        if (const Result<QueueConfig> config = QueueConfig::fromOptions(name, options, QueueDefaults{}))
+        const Result<QueueConfig> config =
+            QueueConfig::fromOptions(name, options, m_client.lastStart().queueDefaults);
+        if (config)
             m_client.createQueue(name, *config);
+        else
+            qWarning().noquote() << "screenshots: cannot seed" << name << ":" << config.error().message;
     };
     createQueue(QStringLiteral("orders"), {{QStringLiteral("dead_letter_queue"), true}, {QStringLiteral("max_deliveries"), 1}});
     createQueue(QStringLiteral("emails.outbound"), {{QStringLiteral("max_size"), 50000}});

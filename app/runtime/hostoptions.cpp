@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hostoptions.h"
 
+#include "storage/journaledstore.h"
+#include "storage/redisstore.h"
+
 #include <QDir>
 #include <QFileInfo>
 

@@ -6,14 +6,17 @@
 #include "core/httpoptions.h"
 #include "core/redisoptions.h"
 #include "core/storageoptions.h"
-#include "storage/journaledstore.h"
-#include "storage/redisstore.h"
 
 #include <QString>
 
 // Every mapping of the settings (BrokerConfig, in the units of message_broker.yaml) onto the
 // option structs of the components a host assembles: the one place where a setting reaches its
 // component. Fields a setting does not name keep the component's own default.
+namespace Broker {
+struct JournaledStoreOptions;
+struct RedisStoreOptions;
+} // namespace Broker
+
 namespace Broker::HostOptions {
 
 EngineOptions engine(const BrokerConfig &config);
@@ -22,7 +25,7 @@ RedisStoreOptions redisStore(const BrokerConfig &config);
 SpoolLimits spoolLimits(const BrokerConfig &config);
 // Relative paths are taken from the users file's folder, where the defaults live too.
 QString spoolPath(const BrokerConfig &config, const QString &usersPath);
-JournaledStore::Options journal(const BrokerConfig &config, const QString &usersPath);
+JournaledStoreOptions journal(const BrokerConfig &config, const QString &usersPath);
 // What the configured store promises about an answered change.
 Durability durability(const BrokerConfig &config);
 

@@ -5,6 +5,7 @@
 
 #include "core/brokerconfig.h"
 #include "core/errorrecord.h"
+#include "core/queueconfig.h"
 #include "core/user.h"
 
 #include <QList>
@@ -30,6 +31,7 @@ struct StartReport
     QStringList configWarnings;
     QList<IssuedKey> issuedKeys;  // keys generated for this start: shown to the user once
     QStringList queueTypes;       // for the create-queue dialog
+    QueueDefaults queueDefaults;  // the engine's (configured) defaults, for reading a new queue's options
     QStringList roles;            // for the user dialog
     BrokerConfig config;          // in force, after the environment's overrides
 };

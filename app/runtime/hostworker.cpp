@@ -63,6 +63,7 @@ StartReport HostWorker::start(const HostSettings &settings)
     report.usersFile = m_host.usersFile();
     report.issuedKeys = m_host.issuedKeys();
     report.queueTypes = m_host.broker()->queueTypes();
+    report.queueDefaults = m_host.broker()->options().queueDefaults;
     report.roles = m_host.policy().roleNames();
     report.config = m_host.config();
 

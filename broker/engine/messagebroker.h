@@ -12,7 +12,6 @@
 #include "core/clock.h"
 #include "core/queuestore.h"
 
-#include <QJsonObject>
 #include <QObject>
 #include <QSet>
 #include <QTimer>

@@ -20,6 +20,22 @@
 
 namespace Broker {
 
+// Where a journaled store keeps its files and how it writes them (JournaledStore::Options).
+struct JournaledStoreOptions
+{
+    QString path;
+    JournalWriter::Fsync fsync = DefaultFsyncPolicy;
+    // Compaction (a snapshot plus a fresh journal) starts when the journal is larger than
+    // both `compactMinBytes` and `compactFactor` times the last snapshot.
+    qint64 compactMinBytes = 64 * 1024 * 1024;
+    double compactFactor = 2.0;
+    // Tests: a compaction stops at this step as if the process had died there.
+    enum class Step { None, JournalSwitched, SnapshotWritten };
+    Step stopCompactionAfter = Step::None;
+    // While read-only: how often a probe record is tried (milliseconds).
+    qint64 retryIntervalMs = 1000;
+};
+
 // The memory store made durable: every change is appended to a journal (JournalRecord, group
 // commit through JournalWriter) and its completion — the answer to the client — runs only once
 // the record is written, and with fsync `always` synced. Reads pass straight through. Opening
@@ -35,20 +51,7 @@ namespace Broker {
 class JournaledStore final : public QueueStore, private StoreListener
 {
 public:
-    struct Options
-    {
-        QString path;
-        JournalWriter::Fsync fsync = DefaultFsyncPolicy;
-        // Compaction (a snapshot plus a fresh journal) starts when the journal is larger than
-        // both `compactMinBytes` and `compactFactor` times the last snapshot.
-        qint64 compactMinBytes = 64 * 1024 * 1024;
-        double compactFactor = 2.0;
-        // Tests: a compaction stops at this step as if the process had died there.
-        enum class Step { None, JournalSwitched, SnapshotWritten };
-        Step stopCompactionAfter = Step::None;
-        // While read-only: how often a probe record is tried (milliseconds).
-        qint64 retryIntervalMs = 1000;
-    };
+    using Options = JournaledStoreOptions;
     struct ReplayReport
     {
         qint64 records = 0;

@@ -109,14 +109,16 @@ QSet<QString> dependencies(const Plan &plan, const QString &name)
 }
 
 // Rooms whose headers `name` may include, itself included: its direct links, and what those
-// pass on (their public links, and so on); not what they link privately.
-QSet<QString> reachable(const Plan &plan, const QString &name)
+// pass on (their public links, and so on); not what they link privately. `publicOnly`: what
+// `name`'s own headers may include, since whoever links `name` sees them: only what it passes on.
+QSet<QString> reachable(const Plan &plan, const QString &name, bool publicOnly = false)
 {
     QSet<QString> seen{name};
     QStringList todo;
     if (const auto it = plan.find(name); it != plan.end())
         for (const QString &dep : it->second.rooms)
-            todo.append(roomName(dep));
+            if (!publicOnly || !dep.startsWith(QLatin1Char('(')))
+                todo.append(roomName(dep));
     while (!todo.isEmpty()) {
         const QString room = todo.takeLast();
         if (seen.contains(room))
@@ -247,6 +249,13 @@ private Q_SLOTS:
         QFETCH(QString, room);
         const Room &plan = m_documented.at(room);
         const QSet<QString> rooms = reachable(m_documented, room);
+        // A room others link passes its headers on: they may name only what it links publicly.
+        // A program's headers are its own.
+        bool linkedByOthers = false;
+        for (const auto &[other, links] : m_documented)
+            for (const QString &dep : links.rooms)
+                linkedByOthers = linkedByOthers || roomName(dep) == room;
+        const QSet<QString> headerRooms = linkedByOthers ? reachable(m_documented, room, true) : rooms;
         const QSet<QString> libraries = librariesFor(m_documented, room);
         static const QRegularExpression include(QStringLiteral("^\\s*#\\s*include\\s*([<\"])([^>\"]+)[>\"]"),
                                                 QRegularExpression::MultilineOption);
@@ -257,12 +266,15 @@ private Q_SLOTS:
         for (const QString &file : folder.entryList({QStringLiteral("*.h"), QStringLiteral("*.cpp")}, QDir::Files)) {
             ++files;
             const QString text = readFile(folder.filePath(file));
+            const bool header = file.endsWith(QLatin1String(".h"));
             QRegularExpressionMatchIterator it = include.globalMatch(text);
             while (it.hasNext()) {
                 const QRegularExpressionMatch m = it.next();
                 const QString target = m.captured(2);
                 const QString where = plan.folder + QLatin1Char('/') + file + QStringLiteral(": ") + target;
-                if (m.captured(1) == QLatin1String("<")) {
+                const QString first = target.section(QLatin1Char('/'), 0, 0);
+                const bool roomInclude = target.contains(QLatin1Char('/')) && m_documented.find(first) != m_documented.end();
+                if (m.captured(1) == QLatin1String("<") && !roomInclude) {
                     const QString library = libraryOf(target);
                     if (!library.isEmpty() && !libraries.contains(library))
                         violations << where + QStringLiteral(" (needs ") + library + QLatin1Char(')');
@@ -279,6 +291,9 @@ private Q_SLOTS:
                         violations << where + QStringLiteral(" (not a room)");
                     else if (!rooms.contains(other))
                         violations << where + QStringLiteral(" (%1 may not use %2)").arg(room, other);
+                    else if (header && !headerRooms.contains(other))
+                        violations << where + QStringLiteral(" (%1 links %2 privately: its headers may not name it)")
+                                                  .arg(room, other);
                 }
             }
         }
@@ -297,6 +312,7 @@ private Q_SLOTS:
         QVERIFY(reachable(plan, QStringLiteral("high")).contains(QStringLiteral("low")));
         QVERIFY(reachable(plan, QStringLiteral("top")).contains(QStringLiteral("low")));
         QVERIFY(dependencies(plan, QStringLiteral("top")).contains(QStringLiteral("low")));
+        QVERIFY(!reachable(plan, QStringLiteral("top"), true).contains(QStringLiteral("high")));
         QVERIFY(!reachable(plan, QStringLiteral("low")).contains(QStringLiteral("mid")));
         QVERIFY(!librariesFor(plan, QStringLiteral("mid")).contains(QStringLiteral("Qt6::Widgets")));
         QVERIFY(librariesFor(plan, QStringLiteral("high")).contains(QStringLiteral("Qt6::Gui")));

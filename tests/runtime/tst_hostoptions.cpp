@@ -3,6 +3,8 @@
 // the components' own default options, field by field: a default written in one place only
 // cannot drift, and a mapping that forgets or mangles a field shows here.
 #include "runtime/hostoptions.h"
+#include "storage/journaledstore.h"
+#include "storage/redisstore.h"
 
 #include "config/configloader.h"
 #include "errors/errormanager.h"
