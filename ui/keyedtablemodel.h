@@ -10,7 +10,10 @@ namespace Broker::Ui {
 // setRows() merges a fresh list into the current one and tells views only what changed: rows
 // removed, rows inserted, and one dataChanged over the span of changed rows. Selections, scroll
 // positions and sort proxies therefore survive a snapshot tick, and a tick that changes nothing
-// costs one comparison per row.
+// costs one comparison per row. A kept row's key never changes, so a model that shows its key in
+// column 0 (keyColumnFirst()) leaves that column out of dataChanged: a proxy sorting or filtering
+// on the key then has nothing to redo (QSortFilterProxyModel re-sorts every row in the span when
+// the span covers its sort column).
 template<typename Row>
 class KeyedTableModel : public QAbstractTableModel
 {
@@ -59,8 +62,10 @@ public:
                 ++from;
             }
         }
-        if (changedFirst >= 0)
-            Q_EMIT dataChanged(index(changedFirst, 0), index(changedLast, columnCount() - 1));
+        if (changedFirst >= 0) {
+            const int firstColumn = keyColumnFirst() && columnCount() > 1 ? 1 : 0;
+            Q_EMIT dataChanged(index(changedFirst, firstColumn), index(changedLast, columnCount() - 1));
+        }
     }
 
 protected:
@@ -68,6 +73,8 @@ protected:
     virtual bool before(const Row &a, const Row &b) const = 0;
     // Whether a row shows the same as before (no dataChanged needed).
     virtual bool sameRow(const Row &a, const Row &b) const = 0;
+    // Whether column 0 shows the key and nothing else.
+    virtual bool keyColumnFirst() const { return false; }
 
 private:
     QList<Row> m_rows;

@@ -8,6 +8,7 @@
 #include "format.h"
 #include "messagebar.h"
 #include "publishdialog.h"
+#include "queuesortproxy.h"
 #include "queuetablemodel.h"
 
 
@@ -75,11 +76,7 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
     layout->addLayout(toolbar);
 
     m_model = new QueueTableModel(this);
-    m_proxy = new QSortFilterProxyModel(this);
-    m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(QueueTableModel::SortRole);
-    m_proxy->setFilterKeyColumn(QueueTableModel::Name);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_proxy = new QueueSortProxy(m_model, this);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
 
     m_view = new QTableView;
@@ -123,6 +120,18 @@ void QueuesPage::showSnapshot(const BrokerSnapshot &snapshot)
 {
     m_model->setRows(snapshot.queues);
     updateActions();
+}
+
+void QueuesPage::showEvent(QShowEvent *event)
+{
+    m_proxy->setDynamicSortFilter(true);
+    QWidget::showEvent(event);
+}
+
+void QueuesPage::hideEvent(QHideEvent *event)
+{
+    m_proxy->setDynamicSortFilter(false);
+    QWidget::hideEvent(event);
 }
 
 QString QueuesPage::selectedQueue() const

@@ -71,6 +71,23 @@ QVariant QueueTableModel::headerData(int section, Qt::Orientation orientation, i
     return {};
 }
 
+double QueueTableModel::numericValue(int column, const QueueInfo &queue)
+{
+    switch (Column(column)) {
+    case Depth: return double(queue.depth);
+    case InFlight: return double(queue.inFlight);
+    case Delayed: return double(queue.delayed);
+    case DeadLettered: return double(queue.counters.deadLettered);
+    case PublishRate: return queue.rates.publish1s;
+    case ConsumeRate: return queue.rates.consume1s;
+    case Created: return queue.created;
+    case Name:
+    case Type:
+    case ColumnCount: break;
+    }
+    return 0;
+}
+
 int QueueTableModel::rowOf(const QString &name) const
 {
     const auto found = std::lower_bound(rows().begin(), rows().end(), name,

@@ -8,7 +8,8 @@
 namespace Broker::Ui {
 
 // The queues of a snapshot, one row each, in name order. Numeric columns answer SortRole with
-// numbers so that a sort proxy orders them as numbers.
+// numbers so that a sort proxy orders them as numbers; numericValue() gives the same numbers
+// without a QVariant, for a proxy that sorts 10,000 rows each tick (QueueSortProxy).
 class QueueTableModel : public KeyedTableModel<QueueInfo>
 {
 public:
@@ -23,10 +24,14 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
     // The row of a queue, or -1.
     int rowOf(const QString &name) const;
+    static bool isNumeric(int column) { return column > Type && column < ColumnCount; }
+    // What SortRole answers for a numeric column, as a double (counts stay exact below 2^53).
+    static double numericValue(int column, const QueueInfo &queue);
 
 protected:
     bool before(const QueueInfo &a, const QueueInfo &b) const override { return a.name < b.name; }
     bool sameRow(const QueueInfo &a, const QueueInfo &b) const override;
+    bool keyColumnFirst() const override { return true; }
 };
 
 } // namespace Broker::Ui

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/queuesortproxy.h"
 #include "ui/queuetablemodel.h"
 
 #include <QAbstractItemModelTester>
@@ -49,6 +50,9 @@ private Q_SLOTS:
     void unchangedTickSignalsNothing();
     void randomSnapshotsKeepTheModelConsistent();
     void sortsNumbersAsNumbers();
+    void sortProxyOrdersAsSortRole_data();
+    void sortProxyOrdersAsSortRole();
+    void valueChangesDoNotResortByName();
 };
 
 void TestQueueTableModel::mergesInsteadOfResetting_data()
@@ -95,6 +99,9 @@ void TestQueueTableModel::changedRowsAreOneDataChanged()
     QCOMPARE(changed.size(), 1);
     QCOMPARE(changed.first().at(0).toModelIndex().row(), 1);
     QCOMPARE(changed.first().at(1).toModelIndex().row(), 3);
+    // The key never changes for a kept row: a proxy sorted or filtered by name need not redo it.
+    QCOMPARE(changed.first().at(0).toModelIndex().column(), int(QueueTableModel::Type));
+    QCOMPARE(changed.first().at(1).toModelIndex().column(), QueueTableModel::ColumnCount - 1);
     QCOMPARE(model.index(1, QueueTableModel::Depth).data().toString(), "5");
     QCOMPARE(model.index(3, QueueTableModel::Depth).data(QueueTableModel::SortRole).toLongLong(), 7);
 }
@@ -150,6 +157,70 @@ void TestQueueTableModel::sortsNumbersAsNumbers()
     QCOMPARE(proxy.index(2, QueueTableModel::Depth).data().toString(), "1,000");
     QCOMPARE(model.rowOf("b"), 1);
     QCOMPARE(model.rowOf("zz"), -1);
+}
+
+void TestQueueTableModel::sortProxyOrdersAsSortRole_data()
+{
+    QTest::addColumn<int>("column");
+    QTest::addColumn<bool>("descending");
+    for (int column = 0; column < QueueTableModel::ColumnCount; ++column) {
+        QTest::addRow("column-%d-ascending", column) << column << false;
+        QTest::addRow("column-%d-descending", column) << column << true;
+    }
+}
+
+// QueueSortProxy compares values directly; its order must be the one SortRole gives a plain proxy.
+void TestQueueTableModel::sortProxyOrdersAsSortRole()
+{
+    QFETCH(int, column);
+    QFETCH(bool, descending);
+    QRandomGenerator random(20261201);
+    QList<QueueInfo> rows;
+    for (int i = 0; i < 300; ++i) {
+        QueueInfo info = queue(QStringLiteral("q%1").arg(i, 3, 10, QLatin1Char('0')), random.bounded(20));
+        info.inFlight = random.bounded(20);
+        info.delayed = random.bounded(20);
+        info.counters.deadLettered = random.bounded(20);
+        info.rates.publish1s = random.bounded(5) * 0.5;
+        info.rates.consume1s = random.bounded(5) * 0.25;
+        info.created = 1'790'000'000 + random.bounded(10);
+        info.config.type = random.bounded(2) ? QStringLiteral("stream") : QStringLiteral("list");
+        rows.append(info);
+    }
+    QueueTableModel model;
+    model.setRows(rows);
+    QSortFilterProxyModel byRole;
+    byRole.setSourceModel(&model);
+    byRole.setSortRole(QueueTableModel::SortRole);
+    QueueSortProxy byValue(&model);
+    const Qt::SortOrder order = descending ? Qt::DescendingOrder : Qt::AscendingOrder;
+    byRole.sort(column, order);
+    byValue.sort(column, order);
+    QCOMPARE(byValue.rowCount(), byRole.rowCount());
+    for (int row = 0; row < byRole.rowCount(); ++row)
+        QCOMPARE(byValue.index(row, 0).data().toString(), byRole.index(row, 0).data().toString());
+}
+
+void TestQueueTableModel::valueChangesDoNotResortByName()
+{
+    QueueTableModel model;
+    model.setRows({queue("a", 1), queue("b", 2), queue("c", 3)});
+    QueueSortProxy proxy(&model);
+    QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    proxy.sort(QueueTableModel::Name, Qt::AscendingOrder);
+    QSignalSpy relaid(&proxy, &QAbstractItemModel::layoutChanged);
+    QSignalSpy changed(&proxy, &QAbstractItemModel::dataChanged);
+    model.setRows({queue("a", 9), queue("b", 2), queue("c", 0)});
+    QCOMPARE(relaid.size(), 0);
+    QCOMPARE(changed.size(), 1);
+    QCOMPARE(proxy.index(0, QueueTableModel::Depth).data().toString(), "9");
+
+    proxy.sort(QueueTableModel::Depth, Qt::DescendingOrder);
+    relaid.clear();
+    model.setRows({queue("a", 0), queue("b", 2), queue("c", 5)});
+    QVERIFY(relaid.size() >= 1);
+    QCOMPARE(proxy.index(0, QueueTableModel::Name).data().toString(), "c");
+    QCOMPARE(proxy.index(2, QueueTableModel::Name).data().toString(), "a");
 }
 
 QTEST_APPLESS_MAIN(TestQueueTableModel)
