@@ -33,6 +33,7 @@ struct StartReport
     QStringList queueTypes;       // for the create-queue dialog
     QueueDefaults queueDefaults;  // the engine's (configured) defaults, for reading a new queue's options
     QStringList roles;            // for the user dialog
+    QStringList adminRoles;       // those of `roles` that grant everything: taking them away needs a warning
     BrokerConfig config;          // in force, after the environment's overrides
 };
 

@@ -65,6 +65,10 @@ StartReport HostWorker::start(const HostSettings &settings)
     report.queueTypes = m_host.broker()->queueTypes();
     report.queueDefaults = m_host.broker()->options().queueDefaults;
     report.roles = m_host.policy().roleNames();
+    for (const QString &role : std::as_const(report.roles)) {
+        if (m_host.policy().grantsEverything({role}))
+            report.adminRoles.append(role);
+    }
     report.config = m_host.config();
 
     MessageBroker *broker = m_host.broker();
