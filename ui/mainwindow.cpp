@@ -48,7 +48,7 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     m_flow = new FlowPage(client);
     m_users = new UsersPage(client);
     m_errors = new ErrorsPage;
-    m_settings = new SettingsPage;
+    m_settings = new SettingsPage(client);
     addPage(m_overview, tr("Overview"));
     addPage(m_queues, tr("Queues"));
     addPage(m_flow, tr("Message flow"));
@@ -103,15 +103,13 @@ void MainWindow::showStartReport(const StartReport &report, bool showKeys)
     m_overview->showStart(report);
     m_queues->showStart(report);
     m_users->showStart(report);
+    m_settings->showStart(report); // on a failure: the file's settings, and a banner with the fixes
     if (!report.ok) {
         m_stateLabel->setText(tr("The broker did not start: %1").arg(report.error));
         if (report.failedStage == StartStage::Listen)
             showPage(Settings); // most often a port in use: the fix is there
-        if (!report.config.api.bind.isEmpty())
-            m_settings->showConfig(report.config, report.configFile);
         return;
     }
-    m_settings->showConfig(report.config, report.configFile);
     m_urlLabel->setText(report.apiUrl);
     for (const QString &warning : report.configWarnings)
         statusBar()->showMessage(warning, 10000);
@@ -171,16 +169,28 @@ void MainWindow::applySettings(const QList<ConfigChange> &changes, const QString
     }
     m_settings->setBusy(true);
     whenFinished(m_client.applySettings(next, changes), this,
-                 [this, next, descriptions](const Result<StartReport> &applied) {
+                 [this, next, descriptions](const Result<ApplyReport> &applied) {
         m_settings->setBusy(false);
         if (!applied) {
-            m_stateLabel->setText(tr("Settings not saved: %1").arg(applied.error().message));
+            m_settings->showApplyError(applied.error().message);
             return;
         }
-        m_hostSettings = next;
-        showStartReport(*applied);
-        if (applied->ok)
-            m_stateLabel->setText(tr("Broker restarted: %1").arg(descriptions.join(QStringLiteral("; "))));
+        if (applied->attempt.ok) {
+            m_hostSettings = next;
+            showStartReport(applied->attempt);
+            m_stateLabel->setText(descriptions.isEmpty() ? tr("Broker running")
+                                                         : tr("Broker restarted: %1").arg(descriptions.join(QStringLiteral("; "))));
+            return;
+        }
+        // The file was put back: the settings in force stay those of before; the form keeps
+        // what was tried, under a banner that says what failed and what runs.
+        const BrokerConfig tried = m_settings->edited();
+        if (applied->rolledBack)
+            showStartReport(applied->restored);
+        else
+            m_stateLabel->setText(tr("The broker did not start: %1").arg(applied->attempt.error));
+        m_settings->showApplyFailure(*applied, tried);
+        showPage(Settings);
     });
 }
 

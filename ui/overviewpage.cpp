@@ -84,15 +84,25 @@ QLabel *OverviewPage::addFigure(const QString &caption, int row, int column)
     return value;
 }
 
+QString OverviewPage::storageText(const StartReport &report)
+{
+    // The journal belongs to the memory store; on Redis, durability is the server's (AOF).
+    if (report.storage == QLatin1StringView("redis")) {
+        const BrokerConfig::Redis &redis = report.config.storage.redis;
+        const QString where = QStringLiteral("redis %1:%2").arg(redis.host).arg(redis.port);
+        return redis.database == 0 ? where : tr("%1, database %2").arg(where).arg(redis.database);
+    }
+    const QString durability = report.durability == QLatin1StringView("none")
+        ? tr("volatile")
+        : tr("journal, fsync %1").arg(report.durability);
+    return QStringLiteral("%1 (%2)").arg(report.storage, durability);
+}
+
 void OverviewPage::showStart(const StartReport &report)
 {
     m_endpoint->setText(report.ok ? report.apiUrl : QString());
-    if (report.ok) {
-        const QString durability = report.durability == QLatin1StringView("none")
-            ? tr("volatile")
-            : tr("journal, fsync %1").arg(report.durability);
-        m_storage->setText(QStringLiteral("%1 (%2)").arg(report.storage, durability));
-    }
+    if (report.ok)
+        m_storage->setText(storageText(report));
 }
 
 void OverviewPage::showState(BrokerClient::State state)

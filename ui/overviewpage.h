@@ -21,6 +21,8 @@ class OverviewPage : public QWidget
 public:
     explicit OverviewPage(QWidget *parent = nullptr);
 
+    // "memory (journal, fsync everysec)", "memory (volatile)", "redis 127.0.0.1:6379".
+    static QString storageText(const Broker::StartReport &report);
     void showStart(const Broker::StartReport &report);
     void showState(Broker::BrokerClient::State state);
     void showSnapshot(const Broker::BrokerSnapshot &snapshot);

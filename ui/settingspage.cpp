@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "settingspage.h"
 
+#include "confirm.h"
+#include "problembanner.h"
+
+#include "runtime/continuation.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -33,7 +38,7 @@ QString onOff(bool value)
 
 } // namespace
 
-SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
+SettingsPage::SettingsPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_client(client)
 {
     // The form keeps a readable width on wide windows.
     auto *outer = new QHBoxLayout(this);
@@ -42,6 +47,9 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     outer->addWidget(column, 1);
     outer->addStretch(0);
     auto *layout = new QVBoxLayout(column);
+    m_banner = new ProblemBanner;
+    m_banner->setObjectName(QStringLiteral("startProblem"));
+    layout->addWidget(m_banner);
     m_file = new QLabel;
     m_file->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_file);
@@ -57,6 +65,11 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     m_port->setGroupSeparatorShown(false);
     m_port->setSpecialValueText(tr("any free port"));
     apiForm->addRow(tr("Port"), m_port);
+    m_portSource = new QLabel;
+    m_portSource->setObjectName(QStringLiteral("portSource"));
+    m_portSource->setWordWrap(true);
+    m_portSource->hide();
+    apiForm->addRow(QString(), m_portSource);
     layout->addWidget(api);
 
     auto *storage = new QGroupBox(tr("Storage"));
@@ -82,6 +95,18 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     m_redisPrefix = new QLineEdit;
     m_redisPrefix->setToolTip(tr("Every key starts with it; brokers that share queues use the same prefix"));
     storageForm->addRow(tr("Key prefix"), m_redisPrefix);
+    auto *testRow = new QHBoxLayout;
+    m_testRedis = new QPushButton(tr("Test connection"));
+    m_testRedis->setObjectName(QStringLiteral("testRedis"));
+    m_testRedis->setToolTip(tr("Connects to this Redis server (with the password and database above) and asks it for "
+                               "its version; nothing is changed"));
+    m_redisResult = new QLabel;
+    m_redisResult->setObjectName(QStringLiteral("redisResult"));
+    m_redisResult->setWordWrap(true);
+    m_redisResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    testRow->addWidget(m_testRedis);
+    testRow->addWidget(m_redisResult, 1);
+    storageForm->addRow(QString(), testRow);
     m_journal = new QCheckBox(tr("Keep queued messages across restarts and crashes (journal)"));
     m_journal->setObjectName(QStringLiteral("journal"));
     storageForm->addRow(QString(), m_journal);
@@ -122,13 +147,19 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     layout->addStretch(1);
 
     connect(m_revert, &QPushButton::clicked, this, [this] { showConfig(m_config, m_file->toolTip()); });
-    connect(m_apply, &QPushButton::clicked, this, [this] { Q_EMIT applyRequested(changes(), describeChanges()); });
+    connect(m_apply, &QPushButton::clicked, this, &SettingsPage::apply);
+    connect(m_testRedis, &QPushButton::clicked, this, &SettingsPage::testRedisConnection);
     for (QSpinBox *box : {m_port, m_maxBody, m_maxMessage, m_maxConnections, m_requestsPerMinute})
         connect(box, &QSpinBox::valueChanged, this, &SettingsPage::updateState);
     for (QLineEdit *edit : {m_bind, m_redisHost, m_redisPassword, m_redisPrefix})
         connect(edit, &QLineEdit::textChanged, this, &SettingsPage::updateState);
     for (QSpinBox *box : {m_redisPort, m_redisDatabase})
         connect(box, &QSpinBox::valueChanged, this, &SettingsPage::updateState);
+    // A result is about the address it was for.
+    for (QLineEdit *edit : {m_redisHost, m_redisPassword})
+        connect(edit, &QLineEdit::textChanged, m_redisResult, &QLabel::clear);
+    for (QSpinBox *box : {m_redisPort, m_redisDatabase})
+        connect(box, &QSpinBox::valueChanged, m_redisResult, &QLabel::clear);
     connect(m_backend, &QComboBox::currentIndexChanged, this, &SettingsPage::updateState);
     connect(m_fsync, &QComboBox::currentIndexChanged, this, &SettingsPage::updateState);
     connect(m_journal, &QCheckBox::toggled, this, &SettingsPage::updateState);
@@ -141,14 +172,21 @@ void SettingsPage::showConfig(const BrokerConfig &config, const QString &configF
     m_config = config;
     m_file->setText(tr("Saved in %1").arg(configFile));
     m_file->setToolTip(configFile);
+    showForm(config);
+}
+
+void SettingsPage::showForm(const BrokerConfig &config)
+{
     m_bind->setText(config.api.bind);
     m_port->setValue(config.api.port);
     m_backend->setCurrentIndex(qMax(0, m_backend->findData(storageBackendName(config.storage.backend))));
     m_redisHost->setText(config.storage.redis.host);
     m_redisPort->setValue(config.storage.redis.port);
     m_redisDatabase->setValue(config.storage.redis.database);
-    m_redisPassword->clear();
-    m_redisPassword->setPlaceholderText(config.storage.redis.password.isEmpty() ? tr("none") : tr("(set; unchanged)"));
+    // The password in force is never shown; one that was typed (and tried) stays typed.
+    m_redisPassword->setText(config.storage.redis.password == m_config.storage.redis.password
+                                 ? QString() : config.storage.redis.password);
+    m_redisPassword->setPlaceholderText(m_config.storage.redis.password.isEmpty() ? tr("none") : tr("(set; unchanged)"));
     m_redisPrefix->setText(config.storage.redis.keyPrefix);
     m_journal->setChecked(config.storage.journal.enabled);
     m_fsync->setCurrentIndex(qMax(0, m_fsync->findData(fsyncPolicyName(config.storage.journal.fsync))));
@@ -160,29 +198,56 @@ void SettingsPage::showConfig(const BrokerConfig &config, const QString &configF
     updateState();
 }
 
+BrokerConfig SettingsPage::edited() const
+{
+    BrokerConfig config = m_config;
+    config.api.bind = m_bind->text().trimmed();
+    config.api.port = m_port->value();
+    config.storage.backend = m_backend->currentData().toString() == QLatin1StringView("redis") ? StorageBackend::Redis
+                                                                                               : StorageBackend::Memory;
+    config.storage.redis.host = m_redisHost->text().trimmed();
+    config.storage.redis.port = m_redisPort->value();
+    config.storage.redis.database = m_redisDatabase->value();
+    if (!m_redisPassword->text().isEmpty())
+        config.storage.redis.password = m_redisPassword->text();
+    config.storage.redis.keyPrefix = m_redisPrefix->text();
+    config.storage.journal.enabled = m_journal->isChecked();
+    for (FsyncPolicy policy : {FsyncPolicy::Always, FsyncPolicy::EverySecond, FsyncPolicy::Never}) {
+        if (fsyncPolicyName(policy) == m_fsync->currentData().toString())
+            config.storage.journal.fsync = policy;
+    }
+    config.api.limits.maxBodyBytes = qint64(m_maxBody->value()) * 1024;
+    config.api.limits.maxMessageBytes = qint64(m_maxMessage->value()) * 1024;
+    config.api.limits.maxConnections = m_maxConnections->value();
+    config.api.rateLimit.enabled = m_rateLimit->isChecked();
+    config.api.rateLimit.requestsPerMinute = m_requestsPerMinute->value();
+    return config;
+}
+
 QList<ConfigChange> SettingsPage::changes() const
 {
+    const BrokerConfig now = edited();
+    const BrokerConfig &before = m_config;
     QList<ConfigChange> changed;
-    auto compare = [&](const char *key, const QVariant &now, const QVariant &before) {
-        if (now != before)
-            changed.append(qMakePair(QString::fromLatin1(key), now));
+    auto compare = [&](const char *key, const QVariant &value, const QVariant &was) {
+        if (value != was)
+            changed.append(qMakePair(QString::fromLatin1(key), value));
     };
-    compare("api.bind", m_bind->text().trimmed(), m_config.api.bind);
-    compare("api.port", m_port->value(), m_config.api.port);
-    compare("storage.backend", m_backend->currentData().toString(), storageBackendName(m_config.storage.backend));
-    compare("storage.redis.host", m_redisHost->text().trimmed(), m_config.storage.redis.host);
-    compare("storage.redis.port", m_redisPort->value(), m_config.storage.redis.port);
-    compare("storage.redis.database", m_redisDatabase->value(), m_config.storage.redis.database);
-    if (!m_redisPassword->text().isEmpty())
-        compare("storage.redis.password", m_redisPassword->text(), m_config.storage.redis.password);
-    compare("storage.redis.key_prefix", m_redisPrefix->text(), m_config.storage.redis.keyPrefix);
-    compare("storage.memory.journal.enabled", m_journal->isChecked(), m_config.storage.journal.enabled);
-    compare("storage.memory.journal.fsync", m_fsync->currentData().toString(), fsyncPolicyName(m_config.storage.journal.fsync));
-    compare("api.limits.max_body_bytes", qint64(m_maxBody->value()) * 1024, m_config.api.limits.maxBodyBytes);
-    compare("api.limits.max_message_bytes", qint64(m_maxMessage->value()) * 1024, m_config.api.limits.maxMessageBytes);
-    compare("api.limits.max_connections", m_maxConnections->value(), m_config.api.limits.maxConnections);
-    compare("api.rate_limit.enabled", m_rateLimit->isChecked(), m_config.api.rateLimit.enabled);
-    compare("api.rate_limit.requests_per_minute", m_requestsPerMinute->value(), m_config.api.rateLimit.requestsPerMinute);
+    compare("api.bind", now.api.bind, before.api.bind);
+    compare("api.port", now.api.port, before.api.port);
+    compare("storage.backend", storageBackendName(now.storage.backend), storageBackendName(before.storage.backend));
+    compare("storage.redis.host", now.storage.redis.host, before.storage.redis.host);
+    compare("storage.redis.port", now.storage.redis.port, before.storage.redis.port);
+    compare("storage.redis.database", now.storage.redis.database, before.storage.redis.database);
+    compare("storage.redis.password", now.storage.redis.password, before.storage.redis.password);
+    compare("storage.redis.key_prefix", now.storage.redis.keyPrefix, before.storage.redis.keyPrefix);
+    compare("storage.memory.journal.enabled", now.storage.journal.enabled, before.storage.journal.enabled);
+    compare("storage.memory.journal.fsync", fsyncPolicyName(now.storage.journal.fsync), fsyncPolicyName(before.storage.journal.fsync));
+    compare("api.limits.max_body_bytes", now.api.limits.maxBodyBytes, before.api.limits.maxBodyBytes);
+    compare("api.limits.max_message_bytes", now.api.limits.maxMessageBytes, before.api.limits.maxMessageBytes);
+    compare("api.limits.max_connections", now.api.limits.maxConnections, before.api.limits.maxConnections);
+    compare("api.rate_limit.enabled", now.api.rateLimit.enabled, before.api.rateLimit.enabled);
+    compare("api.rate_limit.requests_per_minute", now.api.rateLimit.requestsPerMinute, before.api.rateLimit.requestsPerMinute);
     return changed;
 }
 
@@ -220,11 +285,116 @@ void SettingsPage::setBusy(bool busy)
     setEnabled(!busy);
 }
 
+void SettingsPage::showStart(const StartReport &report)
+{
+    m_commandLinePort = report.commandLinePort;
+    m_configuredPort = report.configuredPort;
+    if (report.configLoaded)
+        showConfig(report.config, report.configFile);
+    showPortSource();
+    if (report.ok) {
+        m_banner->clear();
+        return;
+    }
+    m_banner->showProblem(tr("<b>The broker did not start.</b> %1").arg(report.error.toHtmlEscaped()));
+    offerFixes(report.freePort);
+}
+
+void SettingsPage::showApplyFailure(const ApplyReport &report, const BrokerConfig &tried)
+{
+    QString text = tr("<b>The new settings did not work:</b> %1").arg(report.attempt.error.toHtmlEscaped());
+    if (report.rolledBack && report.restored.ok)
+        text += tr("<br>The broker runs again on the previous settings (%1). The form still shows what you tried: "
+                   "fix it and press Retry, or Revert.").arg(report.restored.apiUrl.toHtmlEscaped());
+    else if (report.rolledBack)
+        text += tr("<br>The previous settings did not start either: %1").arg(report.restored.error.toHtmlEscaped());
+    else
+        text += tr("<br>The file keeps its previous settings; the broker is not running.");
+    if (!report.restoreError.isEmpty())
+        text += tr("<br>The file could not be put back: %1").arg(report.restoreError.toHtmlEscaped());
+    showForm(tried);
+    m_banner->showProblem(text);
+    offerFixes(report.attempt.freePort);
+}
+
+void SettingsPage::showApplyError(const QString &message)
+{
+    m_banner->showProblem(tr("<b>Settings not saved:</b> %1<br>The broker goes on as it was.").arg(message.toHtmlEscaped()));
+    offerFixes(0);
+}
+
+void SettingsPage::offerFixes(int freePort)
+{
+    if (freePort > 0) {
+        QPushButton *use = m_banner->addAction(tr("Use port %1").arg(freePort), [this, freePort] {
+            m_port->setValue(freePort);
+            Q_EMIT applyRequested(changes(), describeChanges());
+        });
+        use->setObjectName(QStringLiteral("useFreePort"));
+        use->setToolTip(tr("Port %1 was free just now: write it into the file and start on it").arg(freePort));
+    }
+    QPushButton *retry = m_banner->addAction(tr("Retry"), [this] { Q_EMIT applyRequested(changes(), describeChanges()); });
+    retry->setObjectName(QStringLiteral("retry"));
+    retry->setToolTip(tr("Start the broker again with the settings in the form"));
+}
+
+QString SettingsPage::problem() const
+{
+    return m_banner->text();
+}
+
+void SettingsPage::showPortSource()
+{
+    m_portSource->setVisible(m_commandLinePort >= 0);
+    if (m_commandLinePort >= 0)
+        m_portSource->setText(tr("Set by --port on the command line; the file says %1. Applying another port writes it "
+                                 "into the file.").arg(m_configuredPort));
+}
+
+void SettingsPage::apply()
+{
+    const QList<ConfigChange> changed = changes();
+    const QStringList lines = describeChanges();
+    const BrokerConfig next = edited();
+    const bool toRedis = m_config.storage.backend == StorageBackend::Memory && next.storage.backend == StorageBackend::Redis;
+    if (!toRedis) {
+        Q_EMIT applyRequested(changed, lines);
+        return;
+    }
+    // The two stores do not share queues: say so before the memory store's disappear from view.
+    const QString left = m_config.storage.journal.enabled
+        ? tr("The queues and messages of the memory store stay in its journal: they are not shown while the broker "
+             "runs on Redis, and come back when you switch to memory again.")
+        : tr("The memory store has no journal: its queues and messages are lost when the broker restarts on Redis.");
+    confirmAction(this, tr("Switch to Redis"),
+                  tr("Switch the storage to Redis at %1:%2? %3").arg(next.storage.redis.host).arg(next.storage.redis.port).arg(left),
+                  [this, changed, lines] { Q_EMIT applyRequested(changed, lines); });
+}
+
+void SettingsPage::testRedisConnection()
+{
+    const BrokerConfig config = edited();
+    Redis::ConnectionOptions options;
+    options.host = config.storage.redis.host;
+    options.port = config.storage.redis.port;
+    options.password = config.storage.redis.password;
+    options.database = config.storage.redis.database;
+    options.connectTimeoutMs = config.storage.redis.connectTimeoutMs;
+    options.commandTimeoutMs = config.storage.redis.commandTimeoutMs;
+    m_testRedis->setEnabled(false);
+    m_redisResult->setText(tr("Connecting to %1:%2…").arg(options.host).arg(options.port));
+    whenFinished(m_client.testRedis(options), this, [this](const Result<QString> &answer) {
+        m_testRedis->setEnabled(true);
+        m_redisResult->setText(answer ? tr("OK: %1").arg(*answer) : tr("Failed: %1").arg(answer.error().message));
+    });
+}
+
 void SettingsPage::updateState()
 {
     m_requestsPerMinute->setEnabled(m_rateLimit->isChecked());
     const bool redis = m_backend->currentData().toString() == QLatin1StringView("redis");
-    for (QWidget *field : std::initializer_list<QWidget *>{m_redisHost, m_redisPort, m_redisDatabase, m_redisPassword, m_redisPrefix})
+    for (QWidget *field : std::initializer_list<QWidget *>{m_redisHost, m_redisPort, m_redisDatabase, m_redisPassword,
+                                                           m_redisPrefix, m_testRedis})
         field->setEnabled(redis);
     m_journal->setEnabled(!redis);
     m_fsync->setEnabled(!redis && m_journal->isChecked());

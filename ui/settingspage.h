@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "runtime/brokerclient.h"
+
 #include "core/brokerconfig.h"
 #include "core/configchange.h"
 
@@ -15,30 +17,57 @@ class QSpinBox;
 
 namespace Broker::Ui {
 
+class ProblemBanner;
+
 // What an admin changes most: where the API listens, the storage backend (memory with its journal,
-// or a Redis server), and the limits.
+// or a Redis server), and the limits. The form starts from the settings in force (the file, the
+// environment, then --port/--bind of the command line), so "before" is always what runs.
 // Apply hands the changed settings (and a line for each, to tell the user) to whoever writes
-// the config file and restarts the broker.
+// the config file and restarts the broker. When a start fails, a banner says why and what runs
+// instead, the form keeps what was tried, and Retry (or "Use port …" for a taken port) is one
+// click. "Test connection" asks the broker's thread to reach the Redis server in the form.
 class SettingsPage : public QWidget
 {
     Q_OBJECT
 public:
-    explicit SettingsPage(QWidget *parent = nullptr);
+    explicit SettingsPage(BrokerClient &client, QWidget *parent = nullptr);
 
     // The settings in force; the form starts from them again.
     void showConfig(const Broker::BrokerConfig &config, const QString &configFile);
+    // A start's outcome: its settings (when the file could be read) and, when it failed, the banner.
+    void showStart(const Broker::StartReport &report);
+    // An Apply whose start failed: the banner says why and what runs now; the form shows `tried`.
+    void showApplyFailure(const Broker::ApplyReport &report, const Broker::BrokerConfig &tried);
+    // An Apply that could not even write the file.
+    void showApplyError(const QString &message);
+    // The settings as the form has them now (the password in force when the field is empty).
+    BrokerConfig edited() const;
     // Settings that differ from those in force.
     QList<ConfigChange> changes() const;
     QStringList describeChanges() const;
     void setBusy(bool busy);
+    // Applies the form's changes (asking first when queues would stay behind in the memory store).
+    void apply();
+    void testRedisConnection();
+    QString problem() const;
 
 Q_SIGNALS:
     void applyRequested(const QList<Broker::ConfigChange> &changes, const QStringList &descriptions);
 
 private:
+    void showForm(const BrokerConfig &config);
+    void showPortSource();
+    void offerFixes(int freePort);
     void updateState();
 
+    BrokerClient &m_client;
     BrokerConfig m_config;
+    int m_commandLinePort = -1;
+    int m_configuredPort = 0;
+    ProblemBanner *m_banner;
+    QLabel *m_portSource;
+    QPushButton *m_testRedis;
+    QLabel *m_redisResult;
     QLabel *m_file;
     QLineEdit *m_bind;
     QSpinBox *m_port;

@@ -7,14 +7,16 @@
 #include "userdialog.h"
 #include "usertablemodel.h"
 
-
 #include "runtime/continuation.h"
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace Broker::Ui {
 
@@ -62,6 +64,7 @@ UsersPage::UsersPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m
 void UsersPage::showStart(const StartReport &report)
 {
     m_roles = report.roles;
+    m_adminRoles = report.adminRoles;
     m_file->setText(tr("Users file: %1").arg(report.usersFile));
 }
 
@@ -93,14 +96,6 @@ void UsersPage::showKey(const QString &userId, const QString &apiKey, const QStr
     dialog->open();
 }
 
-void UsersPage::report(const Result<void> &result, const QString &done)
-{
-    if (result)
-        m_bar->showInfo(done);
-    else
-        m_bar->showError(result.error().message);
-}
-
 void UsersPage::addUser()
 {
     auto *dialog = new UserDialog(m_roles, this);
@@ -109,7 +104,7 @@ void UsersPage::addUser()
         const QString id = dialog->userId();
         whenFinished(m_client.addUser(id, dialog->userName(), dialog->roles()), this, [this, id](Result<IssuedKey> added) {
             if (!added) {
-                m_bar->showError(tr("Could not add %1: %2").arg(id, added.error().message));
+                refuse(tr("add %1").arg(id), added.error());
                 return;
             }
             m_bar->showInfo(tr("User %1 added").arg(id));
@@ -119,15 +114,39 @@ void UsersPage::addUser()
     dialog->open();
 }
 
+void UsersPage::refuse(const QString &what, const Error &error, bool takesAccess)
+{
+    QString text = tr("Could not %1: %2").arg(what, error.message);
+    // The only conflict a change that takes access away meets is the directory keeping its last
+    // enabled admin (whoever asks); say what to do instead.
+    if (takesAccess && error.code == ErrorCode::Conflict)
+        text += tr(". Give another user the admin role first; until then this user and its key stay as they were.");
+    m_bar->showError(text);
+}
+
+bool UsersPage::losesFullPower(const User &user, const QStringList &roles) const
+{
+    auto admin = [this](const QStringList &list) {
+        return std::any_of(list.begin(), list.end(), [this](const QString &role) { return m_adminRoles.contains(role); });
+    };
+    return admin(user.roles) && !admin(roles);
+}
+
 void UsersPage::rotateKey()
 {
     const QString id = selectedUser();
-    confirmAction(this, tr("Rotate key"), tr("Give %1 a new API key? The current key stops working at once.").arg(id), [this, id] {
+    if (id.isEmpty())
+        return;
+    confirmAction(this, tr("Rotate key"),
+                  tr("Give %1 a new API key? The current key stops working at once: clients using it will get 401 "
+                     "until they are given the new one.").arg(id),
+                  [this, id] {
         whenFinished(m_client.rotateKey(id), this, [this, id](Result<IssuedKey> rotated) {
             if (!rotated) {
-                m_bar->showError(tr("Could not rotate the key of %1: %2").arg(id, rotated.error().message));
+                refuse(tr("rotate the key of %1").arg(id), rotated.error());
                 return;
             }
+            m_bar->showInfo(tr("%1 has a new key; the old one is refused").arg(id));
             showKey(id, rotated->apiKey, tr("The new API key of <b>%1</b>:").arg(id.toHtmlEscaped()));
         });
     });
@@ -142,10 +161,25 @@ void UsersPage::editRoles()
     auto *dialog = new UserDialog(m_roles, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->editExisting(user.id, user.name, user.roles);
-    connect(dialog, &QDialog::accepted, this, [this, dialog, id = user.id] {
-        whenFinished(m_client.setRoles(id, dialog->roles()), this, [this, id](Result<void> set) {
-            report(set, tr("Roles of %1 changed").arg(id));
-        });
+    connect(dialog, &QDialog::accepted, this, [this, dialog, user] {
+        const QStringList roles = dialog->roles();
+        auto change = [this, id = user.id, roles] {
+            whenFinished(m_client.setRoles(id, roles), this, [this, id](Result<void> set) {
+                if (!set)
+                    refuse(tr("change the roles of %1").arg(id), set.error(), true);
+                else
+                    m_bar->showInfo(tr("Roles of %1 changed").arg(id));
+            });
+        };
+        if (!losesFullPower(user, roles)) {
+            change();
+            return;
+        }
+        confirmAction(this, tr("Change roles"),
+                      tr("Take the admin role from %1? Clients using its key will get 403 for everything the new "
+                         "roles (%2) do not allow, including managing users.")
+                          .arg(user.id, roles.join(QStringLiteral(", "))),
+                      change);
     });
     dialog->open();
 }
@@ -155,18 +189,39 @@ void UsersPage::toggleDisabled()
     const int row = m_view->currentIndex().row();
     if (row < 0)
         return;
-    const User &user = m_model->rowAt(row);
+    const User user = m_model->rowAt(row);
     const bool disable = !user.disabled;
-    whenFinished(m_client.setDisabled(user.id, disable), this, [this, id = user.id, disable](Result<void> set) {
-        report(set, disable ? tr("%1 disabled: its key is refused").arg(id) : tr("%1 enabled").arg(id));
-    });
+    auto apply = [this, id = user.id, disable] {
+        whenFinished(m_client.setDisabled(id, disable), this, [this, id, disable](Result<void> set) {
+            if (!set)
+                refuse(disable ? tr("disable %1").arg(id) : tr("enable %1").arg(id), set.error(), disable);
+            else
+                m_bar->showInfo(disable ? tr("%1 disabled: its key is refused").arg(id) : tr("%1 enabled").arg(id));
+        });
+    };
+    if (!disable) {
+        apply(); // gives access back: nothing to lose
+        return;
+    }
+    confirmAction(this, tr("Disable"),
+                  tr("Disable %1? Clients using its key will get 401 until it is enabled again.").arg(user.id), apply);
 }
 
 void UsersPage::deleteUser()
 {
     const QString id = selectedUser();
-    confirmAction(this, tr("Delete"), tr("Delete %1? Its API key stops working at once.").arg(id), [this, id] {
-        whenFinished(m_client.removeUser(id), this, [this, id](Result<void> removed) { report(removed, tr("User %1 deleted").arg(id)); });
+    if (id.isEmpty())
+        return;
+    confirmAction(this, tr("Delete"),
+                  tr("Delete %1? Clients using its key will get 401 from now on; this cannot be undone (a new user "
+                     "gets a new key).").arg(id),
+                  [this, id] {
+        whenFinished(m_client.removeUser(id), this, [this, id](Result<void> removed) {
+            if (!removed)
+                refuse(tr("delete %1").arg(id), removed.error(), true);
+            else
+                m_bar->showInfo(tr("User %1 deleted").arg(id));
+        });
     });
 }
 

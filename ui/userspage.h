@@ -15,7 +15,9 @@ class MessageBar;
 class UserTableModel;
 
 // The users of users.yaml: add (the key is shown once), rotate a key, edit roles, disable or
-// enable, delete. Every change is written to the file before it shows here.
+// enable, delete. Every change is written to the file before it shows here. Whatever takes
+// access away (disable, delete, rotate, taking the admin role) asks first and names what clients
+// will see; the directory's rules (one enabled admin stays) answer for every path alike.
 class UsersPage : public QWidget
 {
     Q_OBJECT
@@ -36,11 +38,15 @@ public:
 
 private:
     void showKey(const QString &userId, const QString &apiKey, const QString &intro);
-    void report(const Result<void> &result, const QString &done);
+    // Shows why the directory refused a change, and what to do instead.
+    void refuse(const QString &what, const Error &error, bool takesAccess = false);
+    // True when `roles` no longer include one that grants everything while the user's do.
+    bool losesFullPower(const User &user, const QStringList &roles) const;
     void updateActions();
 
     BrokerClient &m_client;
     QStringList m_roles;
+    QStringList m_adminRoles;
     UserTableModel *m_model;
     QTableView *m_view;
     QLabel *m_file;

@@ -5,6 +5,7 @@
 #include "hostworker.h"
 
 #include "engine/messagebroker.h"
+#include "redis/redisconnection.h"
 #include "security/userdirectory.h"
 
 namespace Broker {
@@ -29,6 +30,7 @@ BrokerClient::BrokerClient(int snapshotIntervalMs, QObject *parent) : QObject(pa
 {
     qRegisterMetaType<Broker::BrokerSnapshot>();
     qRegisterMetaType<Broker::HostDirectory>();
+    qRegisterMetaType<Broker::ApplyReport>();
     qRegisterMetaType<Broker::ErrorRecord>();
     m_thread.setObjectName(QStringLiteral("broker"));
     m_context = new QObject;
@@ -78,22 +80,49 @@ QFuture<StartReport> BrokerClient::start(const HostSettings &settings)
     return future;
 }
 
-QFuture<Result<StartReport>> BrokerClient::applySettings(const HostSettings &settings, const QList<ConfigChange> &changes)
+QFuture<Result<ApplyReport>> BrokerClient::applySettings(const HostSettings &settings, const QList<ConfigChange> &changes)
 {
-    auto promise = std::make_shared<QPromise<Result<StartReport>>>();
+    auto promise = std::make_shared<QPromise<Result<ApplyReport>>>();
     promise->start();
-    QFuture<Result<StartReport>> future = promise->future();
+    QFuture<Result<ApplyReport>> future = promise->future();
     QMetaObject::invokeMethod(m_context, [this, settings, changes, promise] {
-        if (const Result<void> written = writeDesktopConfig(settings.configFile, changes); !written) {
-            fulfil(*promise, Result<StartReport>(written.error()));
+        const std::optional<QByteArray> previousFile = readFileIfAny(settings.configFile);
+        // No changes (Retry after a failed start): the file stays untouched.
+        if (const Result<void> written = changes.isEmpty() ? Result<void>{} : writeDesktopConfig(settings.configFile, changes);
+            !written) {
+            fulfil(*promise, Result<ApplyReport>(written.error()));
             return;
         }
         QMetaObject::invokeMethod(this, [this] { setState(State::Starting); }, Qt::QueuedConnection);
-        restartInWorker(settings, [promise](StartReport report) {
-            fulfil(*promise, Result<StartReport>(std::move(report)));
+        restartInWorker(settings, [this, promise, file = settings.configFile, previousFile](StartReport attempt) {
+            ApplyReport report;
+            report.attempt = std::move(attempt);
+            if (report.attempt.ok) {
+                fulfil(*promise, Result<ApplyReport>(std::move(report)));
+                return;
+            }
+            rollBackInWorker(std::move(report), file, previousFile,
+                             [promise](ApplyReport done) { fulfil(*promise, Result<ApplyReport>(std::move(done))); });
         });
     }, Qt::QueuedConnection);
     return future;
+}
+
+void BrokerClient::rollBackInWorker(ApplyReport report, const QString &configFile,
+                                    const std::optional<QByteArray> &previousFile, std::function<void(ApplyReport)> done)
+{
+    // The file goes back even when nothing ever worked: what it said before is what the user had.
+    if (const Result<void> restored = restoreFile(configFile, previousFile); !restored)
+        report.restoreError = restored.error().message;
+    if (!m_lastWorking) {
+        done(std::move(report));
+        return;
+    }
+    report.rolledBack = true;
+    restartInWorker(*m_lastWorking, [report = std::move(report), done = std::move(done)](StartReport restarted) mutable {
+        report.restored = std::move(restarted);
+        done(std::move(report));
+    });
 }
 
 void BrokerClient::restartInWorker(const HostSettings &settings, std::function<void(StartReport)> done)
@@ -101,6 +130,8 @@ void BrokerClient::restartInWorker(const HostSettings &settings, std::function<v
     HostWorker *worker = m_worker;
     worker->stop([this, worker, settings, done = std::move(done)] {
         StartReport report = worker->start(settings);
+        if (report.ok)
+            m_lastWorking = settings;
         // Back in the main thread: BrokerClient's state is only touched there.
         QMetaObject::invokeMethod(this, [this, report] {
             m_lastStart = report;
@@ -120,6 +151,50 @@ QFuture<void> BrokerClient::stop()
             QMetaObject::invokeMethod(this, [this] { setState(State::Stopped); }, Qt::QueuedConnection);
             promise->finish();
         });
+    }, Qt::QueuedConnection);
+    return future;
+}
+
+QFuture<Result<QString>> BrokerClient::testRedis(const Redis::ConnectionOptions &options)
+{
+    auto promise = std::make_shared<QPromise<Result<QString>>>();
+    promise->start();
+    QFuture<Result<QString>> future = promise->future();
+    QMetaObject::invokeMethod(m_context, [this, options, promise] {
+        // The connection's own deadlines (connect, AUTH/SELECT, command) bound the test.
+        auto *connection = new Redis::RedisConnection(options, m_context);
+        const QString where = QStringLiteral("%1:%2").arg(options.host).arg(options.port);
+        auto answered = std::make_shared<bool>(false);
+        auto answer = [connection, promise, answered](Result<QString> result) {
+            if (*answered)
+                return;
+            *answered = true;
+            fulfil(*promise, std::move(result));
+            connection->deleteLater();
+        };
+        connect(connection, &Redis::RedisConnection::disconnected, connection, [answer](const QString &reason) {
+            answer(Error{ErrorCode::Unavailable, reason});
+        });
+        connect(connection, &Redis::RedisConnection::ready, connection, [connection, answer, where] {
+            connection->command({QByteArrayLiteral("INFO"), QByteArrayLiteral("server")}, [answer, where](Redis::CommandResult reply) {
+                if (!reply) {
+                    answer(reply.error());
+                    return;
+                }
+                if (reply->isError()) {
+                    answer(Error{ErrorCode::Unavailable, QString::fromUtf8(reply->string)});
+                    return;
+                }
+                QString version;
+                for (const QByteArray &line : reply->string.split('\n')) {
+                    if (line.startsWith("redis_version:"))
+                        version = QString::fromLatin1(line.mid(14).trimmed());
+                }
+                answer(version.isEmpty() ? QStringLiteral("a Redis server answers at %1").arg(where)
+                                         : QStringLiteral("Redis %1 at %2").arg(version, where));
+            });
+        });
+        connection->open();
     }, Qt::QueuedConnection);
     return future;
 }

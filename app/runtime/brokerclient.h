@@ -8,6 +8,7 @@
 #include "core/errorrecord.h"
 #include "core/message.h"
 #include "core/queueinfo.h"
+#include "core/redisoptions.h"
 #include "core/result.h"
 
 #include <QFuture>
@@ -18,6 +19,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace Broker {
 
@@ -48,8 +50,16 @@ public:
     QFuture<void> stop();
     // Writes `changes` into the configuration file (in the worker thread: no file I/O in the
     // GUI's), then restarts the host with `settings`. An error when the file could not be written:
-    // then nothing was changed and the running broker goes on as it was.
-    QFuture<Result<StartReport>> applySettings(const HostSettings &settings, const QList<ConfigChange> &changes);
+    // then nothing was changed and the running broker goes on as it was. When the restart fails
+    // and a start had worked before, the file is put back byte for byte and the broker restarts
+    // on the last settings that worked (ApplyReport::restored): a failed Apply never leaves the
+    // broker down when it was up.
+    QFuture<Result<ApplyReport>> applySettings(const HostSettings &settings, const QList<ConfigChange> &changes);
+
+    // Connects to the Redis server of `options` in the worker thread (AUTH and SELECT as a store
+    // would) and asks for its version: "Redis 7.0.15 at host:port", or why not (refused, timed
+    // out, wrong password). Works whether or not the broker runs; nothing is changed.
+    QFuture<Result<QString>> testRedis(const Redis::ConnectionOptions &options);
 
     QFuture<Result<QueueInfo>> createQueue(const QString &name, const QueueConfig &config);
     QFuture<Result<qint64>> deleteQueue(const QString &name);
@@ -81,10 +91,15 @@ private:
     void setState(State state);
     // In the worker thread: stops the host, starts it with `settings`, and reports to `done`.
     void restartInWorker(const HostSettings &settings, std::function<void(StartReport)> done);
+    // In the worker thread: after a failed start on new settings, puts `previousFile` back and
+    // restarts on the last settings that worked.
+    void rollBackInWorker(ApplyReport report, const QString &configFile, const std::optional<QByteArray> &previousFile,
+                          std::function<void(ApplyReport)> done);
 
     QThread m_thread;
     QObject *m_context = nullptr;   // lives in m_thread: the target of every queued call
     HostWorker *m_worker = nullptr; // made, used and deleted in m_thread only
+    std::optional<HostSettings> m_lastWorking; // worker thread only: the settings of the last start that succeeded
     State m_state = State::Stopped;
     StartReport m_lastStart;
 };

@@ -165,7 +165,9 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     }
     m_failedStage = StartStage::Users;
     auto users = std::make_unique<UserDirectory>(*m_policy, m_clock);
-    Result<QList<IssuedKey>> issued = users->load(usersPath, settings.createUsersFile);
+    // New keys reach the file only once everything else has started (finishStart): a start that
+    // fails on a busy port must not leave the hash of a key that nobody was shown.
+    Result<QList<IssuedKey>> issued = users->load(usersPath, settings.createUsersFile, UserDirectory::NewKeys::SavedLater);
     if (!issued)
         return issued.error();
     m_issuedKeys = std::move(issued.value());
@@ -182,7 +184,7 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     m_store = std::move(store.value());
     m_broker = std::make_unique<MessageBroker>(*m_store, *m_types, m_clock, HostOptions::engine(m_config), m_errors.get());
     if (!settings.serveApi)
-        return {};
+        return finishStart();
 
     m_failedStage = StartStage::Listen;
     const QString bindText = settings.bindOverride.isEmpty() ? m_config.api.bind : settings.bindOverride;
@@ -203,6 +205,17 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     }
     m_apiAddress = address;
     connect(m_rest.get(), &Rest::RestServer::drained, this, &BrokerHost::drained);
+    return finishStart();
+}
+
+Result<void> BrokerHost::finishStart()
+{
+    m_failedStage = StartStage::Users;
+    if (const Result<void> saved = m_users->saveNewKeys(); !saved) {
+        stop();
+        m_issuedKeys.clear(); // not in the file: they would not work after a restart
+        return saved;
+    }
     return {};
 }
 

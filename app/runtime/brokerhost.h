@@ -43,7 +43,10 @@ public:
     ~BrokerHost() override;
 
     // Loads configuration (file, then environment) and users, and starts the engine. Errors say
-    // which file and line is wrong. Keys generated for placeholders are in issuedKeys() afterwards.
+    // which file and line is wrong. Keys generated for placeholders (or for the admin of a new
+    // users file) are in issuedKeys() afterwards; their hashes are written only when the start
+    // succeeds, so a failed start leaves no key behind that nobody saw (the next start makes new
+    // ones).
     Result<void> start(const HostSettings &settings);
     // Offline repair of a memory store's journal with the queue types this host knows: what it
     // found and did, as lines for a person.
@@ -77,6 +80,8 @@ Q_SIGNALS:
     void drained();
 
 private:
+    // The last step of a start: writes the hashes of new keys. Stops the host when it cannot.
+    Result<void> finishStart();
     Result<std::unique_ptr<QueueStore>> openStore(const BrokerConfig &config, const QString &usersPath);
     Result<std::unique_ptr<QueueStore>> openRedisStore(const BrokerConfig &config, const QString &usersPath);
 

@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSaveFile>
 #include <QStandardPaths>
 
 namespace Broker {
@@ -43,6 +44,33 @@ Result<void> writeDesktopConfig(const QString &file, const QList<ConfigChange> &
     return ConfigEditor::apply(file, changes,
                                QStringLiteral("BrokerDesk desktop configuration; the Settings page rewrites this file.\n"
                                               "Every key of message_broker.yaml may be set here."));
+}
+
+} // namespace Broker
+
+namespace Broker {
+
+std::optional<QByteArray> readFileIfAny(const QString &file)
+{
+    QFile in(file);
+    if (!in.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    return in.readAll();
+}
+
+Result<void> restoreFile(const QString &file, const std::optional<QByteArray> &content)
+{
+    if (!content) {
+        if (QFile::exists(file) && !QFile::remove(file))
+            return Error{ErrorCode::Unavailable, QStringLiteral("cannot remove %1").arg(file)};
+        return {};
+    }
+    QSaveFile out(file);
+    if (!out.open(QIODevice::WriteOnly))
+        return Error{ErrorCode::Unavailable, QStringLiteral("cannot write %1: %2").arg(file, out.errorString())};
+    if (out.write(*content) != content->size() || !out.commit())
+        return Error{ErrorCode::Unavailable, QStringLiteral("cannot write %1: %2").arg(file, out.errorString())};
+    return {};
 }
 
 } // namespace Broker

@@ -4,7 +4,10 @@
 #include "core/configchange.h"
 #include "core/result.h"
 
+#include <QByteArray>
 #include <QString>
+
+#include <optional>
 
 namespace Broker {
 
@@ -17,5 +20,11 @@ Result<QString> desktopConfigFile(const QString &requested);
 // Writes `changes` into the desktop's configuration file in place (other keys are kept) under the
 // desktop's header comment; the file is replaced atomically, and left as it was on failure.
 Result<void> writeDesktopConfig(const QString &file, const QList<ConfigChange> &changes);
+
+// The bytes of `file`, or nothing when there is no such file (or it cannot be read): what
+// restoreFile() puts back when settings that were written did not work.
+std::optional<QByteArray> readFileIfAny(const QString &file);
+// Replaces `file` atomically with `content` (its mode kept), or removes it when there is no content.
+Result<void> restoreFile(const QString &file, const std::optional<QByteArray> &content);
 
 } // namespace Broker

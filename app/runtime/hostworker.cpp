@@ -9,6 +9,8 @@
 #include "security/userdirectory.h"
 #include "rest/restserver.h"
 
+#include <QTcpServer>
+
 #include <algorithm>
 
 namespace Broker {
@@ -23,6 +25,18 @@ bool sameUsers(const QList<User> &a, const QList<User> &b)
         return x.id == y.id && x.name == y.name && x.roles == y.roles && x.keyPrefix == y.keyPrefix
             && x.disabled == y.disabled && x.lastUsedMs == y.lastUsedMs;
     });
+}
+
+// A port nobody listens on at `bind` right now, for the user to pick when theirs is taken; 0 when
+// the address itself cannot be listened on.
+int freePortOn(const QString &bind)
+{
+    const QHostAddress address = bind == QLatin1StringView("localhost") ? QHostAddress(QHostAddress::LocalHost)
+                                                                        : QHostAddress(bind);
+    QTcpServer probe;
+    if (address.isNull() || !probe.listen(address, 0))
+        return 0;
+    return probe.serverPort();
 }
 
 } // namespace
@@ -49,11 +63,26 @@ StartReport HostWorker::start(const HostSettings &settings)
     report.configFile = settings.configFile;
     const Result<void> started = m_host.start(settings);
     report.configWarnings = m_host.configWarnings();
+    report.configLoaded = started || m_host.failedStage() != StartStage::Config;
+    if (report.configLoaded)
+        report.config = m_host.config();
+    // What runs is what the form shows: the command line's choices over the file's.
+    report.configuredPort = report.config.api.port;
+    if (settings.portOverride >= 0) {
+        report.commandLinePort = settings.portOverride;
+        report.config.api.port = settings.portOverride;
+    }
+    if (!settings.bindOverride.isEmpty()) {
+        report.commandLineBind = settings.bindOverride;
+        report.config.api.bind = settings.bindOverride;
+    }
     if (!started) {
         report.error = started.error().detail.isEmpty()
             ? started.error().message
             : started.error().message + QStringLiteral(": ") + started.error().detail;
         report.failedStage = m_host.failedStage();
+        if (report.failedStage == StartStage::Listen && started.error().code == ErrorCode::Conflict)
+            report.freePort = freePortOn(report.config.api.bind);
         return report;
     }
     report.ok = true;
@@ -65,7 +94,10 @@ StartReport HostWorker::start(const HostSettings &settings)
     report.queueTypes = m_host.broker()->queueTypes();
     report.queueDefaults = m_host.broker()->options().queueDefaults;
     report.roles = m_host.policy().roleNames();
-    report.config = m_host.config();
+    for (const QString &role : std::as_const(report.roles)) {
+        if (m_host.policy().grantsEverything({role}))
+            report.adminRoles.append(role);
+    }
 
     MessageBroker *broker = m_host.broker();
     connect(broker, &MessageBroker::queueCreated, this, &HostWorker::requestSnapshot);

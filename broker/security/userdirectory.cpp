@@ -136,11 +136,12 @@ User UserDirectory::withNewKey(User user, QString &key) const
     return user;
 }
 
-Result<QList<IssuedKey>> UserDirectory::load(const QString &path, bool createIfMissing)
+Result<QList<IssuedKey>> UserDirectory::load(const QString &path, bool createIfMissing, NewKeys newKeys)
 {
     m_path = path;
     m_users.clear();
     m_loadWarnings.clear();
+    m_unsavedKeys = false;
     QList<IssuedKey> issued;
     QStringList plaintextUsers;
 
@@ -153,8 +154,11 @@ Result<QList<IssuedKey>> UserDirectory::load(const QString &path, bool createIfM
                                 key);
         m_users.emplace(admin.id, admin);
         issued.append(IssuedKey{admin.id, key});
-        if (const Result<void> saved = save(); !saved)
-            return saved.error();
+        m_unsavedKeys = true;
+        if (newKeys == NewKeys::SavedAtOnce) {
+            if (const Result<void> saved = saveNewKeys(); !saved)
+                return saved.error();
+        }
         return issued;
     }
 
@@ -242,8 +246,11 @@ Result<QList<IssuedKey>> UserDirectory::load(const QString &path, bool createIfM
         qCWarning(lcSecurity).noquote() << warning;
     if (rewrite) {
         // The file is written back with hashes only: no plaintext key is left in it.
-        if (const Result<void> saved = save(); !saved)
-            return saved.error();
+        m_unsavedKeys = true;
+        if (newKeys == NewKeys::SavedAtOnce) {
+            if (const Result<void> saved = saveNewKeys(); !saved)
+                return saved.error();
+        }
     } else {
         warnAboutPlaintextKeys(path, plaintextUsers);
     }
@@ -287,6 +294,16 @@ Result<void> UserDirectory::save() const
     return {};
 }
 
+Result<void> UserDirectory::saveNewKeys()
+{
+    if (!m_unsavedKeys)
+        return {};
+    if (const Result<void> saved = save(); !saved)
+        return saved;
+    m_unsavedKeys = false;
+    return {};
+}
+
 const User *UserDirectory::authenticate(const QString &key)
 {
     if (key.isEmpty())
@@ -326,6 +343,7 @@ Result<void> UserDirectory::commit(std::map<QString, User> changed)
         std::swap(m_users, changed); // back to what was
         return saved;
     }
+    m_unsavedKeys = false; // the file now holds every hash
     return {};
 }
 

@@ -35,11 +35,20 @@ class UserDirectory
 public:
     UserDirectory(const AccessPolicy &policy, const Clock &clock);
 
+    // When the hashes of keys made by load() reach the file. Later: only on saveNewKeys() (or the
+    // next change), so that a caller whose start fails after the load never leaves a hash behind
+    // whose key nobody saw; the next load makes fresh keys instead.
+    enum class NewKeys { SavedAtOnce, SavedLater };
+
     // Reads `path`. Returns the keys it generated for placeholders (the caller shows them once);
-    // when there were any, the file has been written back with their hashes. A missing file is an
-    // error unless `createIfMissing`, in which case a directory with one admin user is created.
-    Result<QList<IssuedKey>> load(const QString &path, bool createIfMissing = false);
+    // when there were any, the file is written back with their hashes (at once, or by
+    // saveNewKeys()). A missing file is an error unless `createIfMissing`, in which case a
+    // directory with one admin user is created.
+    Result<QList<IssuedKey>> load(const QString &path, bool createIfMissing = false, NewKeys newKeys = NewKeys::SavedAtOnce);
     Result<void> save() const;
+    // Writes the file if load() made keys that are not in it yet; a no-op otherwise.
+    Result<void> saveNewKeys();
+    bool hasUnsavedKeys() const { return m_unsavedKeys; }
     const QString &path() const { return m_path; }
     // What the last load found worth an operator's attention (also logged): plaintext keys in a
     // file others may read.
@@ -84,6 +93,7 @@ private:
     QString m_path;
     std::map<QString, User> m_users;
     QStringList m_loadWarnings;
+    bool m_unsavedKeys = false;
 };
 
 } // namespace Broker

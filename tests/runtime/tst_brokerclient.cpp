@@ -3,6 +3,7 @@
 
 #include <QFile>
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -46,6 +47,7 @@ private Q_SLOTS:
     void restartStopsTheOldHostFirst();
     void settingsAreWrittenThenApplied();
     void settingsThatCannotBeWrittenChangeNothing();
+    void settingsThatDoNotStartAreRolledBack();
     void destroyingWhileBusyEndsCleanly();
 };
 
@@ -60,12 +62,13 @@ void TestBrokerClient::settingsAreWrittenThenApplied()
     BrokerClient client;
     QVERIFY(wait(client.start(s)).ok);
 
-    const Result<StartReport> applied =
+    const Result<ApplyReport> applied =
         wait(client.applySettings(s, {{"message_broker.max_queue_size", 77}, {"api.limits.max_batch", 12}}));
     QVERIFY2(applied.ok(), applied.ok() ? "" : qPrintable(applied.error().message));
-    QVERIFY2(applied->ok, qPrintable(applied->error));
-    QCOMPARE(applied->config.queues.maxQueueSize, 77);
-    QCOMPARE(applied->config.api.limits.maxBatch, 12);
+    QVERIFY2(applied->attempt.ok, qPrintable(applied->attempt.error));
+    QVERIFY(!applied->rolledBack);
+    QCOMPARE(applied->attempt.config.queues.maxQueueSize, 77);
+    QCOMPARE(applied->attempt.config.api.limits.maxBatch, 12);
     QTRY_COMPARE(client.state(), BrokerClient::State::Running);
     QFile file(s.configFile);
     QVERIFY(file.open(QIODevice::ReadOnly));
@@ -83,12 +86,53 @@ void TestBrokerClient::settingsThatCannotBeWrittenChangeNothing()
     HostSettings elsewhere = settings();
     elsewhere.configFile = m_dir.filePath("no-such-folder/broker.yaml");
 
-    const Result<StartReport> applied = wait(client.applySettings(elsewhere, {{"api.port", 1}}));
+    const Result<ApplyReport> applied = wait(client.applySettings(elsewhere, {{"api.port", 1}}));
     QVERIFY(!applied.ok());
     QVERIFY(!applied.error().message.isEmpty());
     QCOMPARE(client.state(), BrokerClient::State::Running);
     QCOMPARE(client.lastStart().apiUrl, started.apiUrl);
     QVERIFY(wait(client.createQueue("still-here", {})).ok());
+}
+
+// The new settings do not start (their port is taken): the file is put back byte for byte and
+// the broker runs again on the settings that worked, with its queues.
+void TestBrokerClient::settingsThatDoNotStartAreRolledBack()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    HostSettings s = settings();
+    s.configFile = dir.filePath("broker.yaml");
+    s.portOverride = -1;
+    const QByteArray original = "# kept as it is\napi: {bind: 127.0.0.1, port: 0}\nsecurity: {users_file: users.yaml}\n";
+    {
+        QFile file(s.configFile);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(original);
+    }
+    BrokerClient client;
+    QVERIFY(wait(client.start(s)).ok);
+    QVERIFY(wait(client.createQueue("survives", {})).ok());
+    QTcpServer taken;
+    QVERIFY(taken.listen(QHostAddress::LocalHost, 0));
+
+    const Result<ApplyReport> applied = wait(client.applySettings(s, {{"api.port", int(taken.serverPort())}}));
+    QVERIFY(applied.ok());
+    QVERIFY(!applied->attempt.ok);
+    QCOMPARE(applied->attempt.failedStage, StartStage::Listen);
+    QCOMPARE(applied->attempt.config.api.port, int(taken.serverPort())); // what was tried
+    QVERIFY(applied->attempt.freePort > 0);
+    QVERIFY(applied->attempt.freePort != int(taken.serverPort()));
+    QVERIFY(applied->rolledBack);
+    QVERIFY2(applied->restored.ok, qPrintable(applied->restored.error));
+    QVERIFY(applied->restoreError.isEmpty());
+    QCOMPARE(applied->restored.config.api.port, 0);
+    QTRY_COMPARE(client.state(), BrokerClient::State::Running);
+    QCOMPARE(client.lastStart().apiUrl, applied->restored.apiUrl);
+    QFile file(s.configFile);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), original);
+    // A memory store without a journal starts empty on a restart; the broker answers commands.
+    QVERIFY(wait(client.createQueue("after", {})).ok());
 }
 
 void TestBrokerClient::initTestCase()

@@ -7,7 +7,9 @@
 #include "security/accesspolicy.h"
 #include "security/userdirectory.h"
 
+#include <QCryptographicHash>
 #include <QFile>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -31,6 +33,8 @@ private Q_SLOTS:
     void failuresNameTheirStage_data();
     void failuresNameTheirStage();
     void busyPortIsAListenFailure();
+    void newKeysReachTheFileOnlyWhenTheStartWorks_data();
+    void newKeysReachTheFileOnlyWhenTheStartWorks();
 };
 
 void TestBrokerHost::startsFromConfigAndUsers()
@@ -123,6 +127,58 @@ void TestBrokerHost::busyPortIsAListenFailure()
     QCOMPARE(second.failedStage(), StartStage::Listen);
     QVERIFY2(started.error().message.contains("cannot listen on 127.0.0.1:"), qPrintable(started.error().message));
     QVERIFY(!second.isRunning());
+}
+
+// A first start on a taken port must not leave a hash whose key nobody saw: the file is written
+// (or rewritten) only by a start that works, and the key that start reports is the one it holds.
+void TestBrokerHost::newKeysReachTheFileOnlyWhenTheStartWorks_data()
+{
+    QTest::addColumn<QByteArray>("users"); // empty: no users file yet (a desktop's first run)
+    QTest::addColumn<QString>("user");
+    QTest::addRow("first-run") << QByteArray() << "admin";
+    QTest::addRow("placeholder-key") << QByteArray("users:\n  ops: {role: admin, api_key: \"\"}\n") << "ops";
+}
+
+void TestBrokerHost::newKeysReachTheFileOnlyWhenTheStartWorks()
+{
+    QFETCH(QByteArray, users);
+    QFETCH(QString, user);
+    QTemporaryDir dir;
+    const QString usersPath = dir.filePath("users.yaml");
+    if (!users.isEmpty())
+        write(usersPath, users);
+    QTcpServer taken;
+    QVERIFY(taken.listen(QHostAddress::LocalHost, 0));
+    HostSettings settings;
+    settings.usersFile = usersPath;
+    settings.createUsersFile = true;
+    settings.bindOverride = "127.0.0.1";
+    settings.portOverride = taken.serverPort();
+
+    BrokerHost host;
+    QVERIFY(!host.start(settings).ok());
+    QCOMPARE(host.failedStage(), StartStage::Listen);
+    if (users.isEmpty()) {
+        QVERIFY(!QFile::exists(usersPath));
+    } else {
+        QFile file(usersPath);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), users); // the placeholder is still there for the next start
+    }
+
+    settings.portOverride = 0;
+    const Result<void> started = host.start(settings);
+    QVERIFY2(started.ok(), started.ok() ? "" : qPrintable(started.error().message));
+    QCOMPARE(host.issuedKeys().size(), 1);
+    const IssuedKey key = host.issuedKeys().first();
+    QCOMPARE(key.userId, user);
+    QFile file(usersPath);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray text = file.readAll();
+    const QByteArray hash = QCryptographicHash::hash(key.apiKey.toUtf8(), QCryptographicHash::Sha256).toHex();
+    QVERIFY2(text.contains("api_key_sha256: " + hash), text.constData());
+    QVERIFY(!text.contains(key.apiKey.toUtf8()));
+    QVERIFY(!host.users()->hasUnsavedKeys());
 }
 
 QTEST_GUILESS_MAIN(TestBrokerHost)

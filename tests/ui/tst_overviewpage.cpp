@@ -13,6 +13,39 @@ class TestOverviewPage : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void storageSaysWhereQueuesLive_data()
+    {
+        QTest::addColumn<QString>("storage");
+        QTest::addColumn<QString>("durability");
+        QTest::addColumn<int>("database");
+        QTest::addColumn<QString>("shown");
+        QTest::addRow("memory-volatile") << "memory" << "none" << 0 << "memory (volatile)";
+        QTest::addRow("memory-journal") << "memory" << "everysec" << 0 << "memory (journal, fsync everysec)";
+        QTest::addRow("redis-not-journal") << "redis" << "everysec" << 0 << "redis 10.0.0.5:6380";
+        QTest::addRow("redis-database") << "redis" << "none" << 3 << "redis 10.0.0.5:6380, database 3";
+    }
+    void storageSaysWhereQueuesLive()
+    {
+        QFETCH(QString, storage);
+        QFETCH(QString, durability);
+        QFETCH(int, database);
+        QFETCH(QString, shown);
+        StartReport report;
+        report.ok = true;
+        report.storage = storage;
+        report.durability = durability;
+        report.config.storage.redis.host = "10.0.0.5";
+        report.config.storage.redis.port = 6380;
+        report.config.storage.redis.database = database;
+        QCOMPARE(Ui::OverviewPage::storageText(report), shown);
+        Ui::OverviewPage page;
+        page.showStart(report);
+        QVERIFY(!page.findChildren<QLabel *>(QString()).isEmpty());
+        bool found = false;
+        for (const QLabel *label : page.findChildren<QLabel *>())
+            found = found || label->text() == shown;
+        QVERIFY(found);
+    }
     void saysWhenStorageIsReadOnly()
     {
         Ui::OverviewPage page;

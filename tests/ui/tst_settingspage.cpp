@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// First start and Settings as a user meets them, offscreen, with the window driving a real broker:
+// a taken port at first start loses no key, a failed Apply leaves the broker running on what
+// worked, the form shows what runs (also a --port of the command line), and Test connection
+// says whether Redis answers.
+#include "ui/keydialog.h"
+#include "ui/mainwindow.h"
+#include "ui/settingspage.h"
+
+#include "../support/redisserver.h"
+
+#include <QComboBox>
+#include <QCryptographicHash>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Broker;
+using namespace Broker::Ui;
+
+namespace {
+
+// A desktop app on a config file of its own: the window, its broker, and a REST client.
+struct Desk
+{
+    QTemporaryDir dir;
+    HostSettings settings;
+    std::unique_ptr<BrokerClient> client;
+    std::unique_ptr<MainWindow> window;
+
+    explicit Desk(const QByteArray &config, int commandLinePort = -1)
+    {
+        QFile file(dir.filePath("message_broker.yaml"));
+        if (file.open(QIODevice::WriteOnly))
+            file.write(config);
+        file.close();
+        settings.configFile = dir.filePath("message_broker.yaml");
+        settings.createUsersFile = true;
+        settings.portOverride = commandLinePort;
+        client = std::make_unique<BrokerClient>(100);
+        window = std::make_unique<MainWindow>(*client, settings);
+        window->show();
+        window->startBroker();
+    }
+    ~Desk()
+    {
+        window.reset();
+        client.reset();
+    }
+    SettingsPage *page() const { return window->settingsPage(); }
+    QByteArray file(const QString &name) const
+    {
+        QFile in(dir.filePath(name));
+        return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
+    }
+    QPushButton *button(const QString &name) const { return page()->findChild<QPushButton *>(name); }
+    bool running() const { return client->state() == BrokerClient::State::Running; }
+};
+
+QByteArray configOnPort(int port)
+{
+    return QStringLiteral("api: {bind: 127.0.0.1, port: %1}\n").arg(port).toUtf8();
+}
+
+} // namespace
+
+class TestSettingsPage : public QObject
+{
+    Q_OBJECT
+
+private:
+    QNetworkAccessManager m_network;
+
+    int status(const QString &url, const QString &key = {})
+    {
+        QNetworkRequest request{QUrl(url)};
+        if (!key.isEmpty())
+            request.setRawHeader("X-API-Key", key.toUtf8());
+        QNetworkReply *reply = m_network.get(request);
+        [&] { QTRY_VERIFY_WITH_TIMEOUT(reply->isFinished(), 10000); }();
+        const int code = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        reply->deleteLater();
+        return code;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void firstStartOnATakenPortKeepsTheKey();
+    void failedApplyKeepsTheBrokerRunning();
+    void commandLinePortIsWhatTheFormShows();
+    void testConnectionSaysWhetherRedisAnswers_data();
+    void testConnectionSaysWhetherRedisAnswers();
+};
+
+void TestSettingsPage::firstStartOnATakenPortKeepsTheKey()
+{
+    QTcpServer taken;
+    QVERIFY(taken.listen(QHostAddress::LocalHost, 0));
+    Desk desk(configOnPort(taken.serverPort()));
+    QTRY_COMPARE_WITH_TIMEOUT(desk.client->state(), BrokerClient::State::Failed, 10000);
+
+    // Nothing was written that nobody saw, and no key is shown for a broker that is not there.
+    QVERIFY(!QFile::exists(desk.dir.filePath("users.yaml")));
+    QVERIFY(desk.window->findChild<KeyDialog *>() == nullptr);
+    // Settings says why, shows what the file says (not the defaults), and offers a free port.
+    QVERIFY(desk.page()->isVisible());
+    QVERIFY2(desk.page()->problem().contains("did not start"), qPrintable(desk.page()->problem()));
+    QVERIFY(desk.page()->problem().contains(QStringLiteral("127.0.0.1:%1").arg(taken.serverPort())));
+    QCOMPARE(desk.page()->findChild<QSpinBox *>("port")->value(), int(taken.serverPort()));
+    QPushButton *useFree = desk.button("useFreePort");
+    QVERIFY(useFree && useFree->isVisible());
+    useFree->click();
+
+    QTRY_VERIFY_WITH_TIMEOUT(desk.running(), 10000);
+    QVERIFY(desk.page()->problem().isEmpty());
+    KeyDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = desk.window->findChild<KeyDialog *>()) != nullptr);
+    const QString key = dialog->findChild<QLineEdit *>("apiKey")->text();
+    QVERIFY(key.size() >= 43);
+    const QByteArray users = desk.file("users.yaml");
+    const QByteArray hash = QCryptographicHash::hash(key.toUtf8(), QCryptographicHash::Sha256).toHex();
+    QVERIFY2(users.contains("api_key_sha256: " + hash), users.constData());
+    QVERIFY(!users.contains(key.toUtf8()));
+    QCOMPARE(status(desk.client->lastStart().apiUrl + "/users", key), 200);
+    QVERIFY(desk.file("message_broker.yaml").contains(desk.client->lastStart().apiUrl.section(':', -1).toUtf8()));
+}
+
+void TestSettingsPage::failedApplyKeepsTheBrokerRunning()
+{
+    Desk desk(configOnPort(0));
+    QTRY_VERIFY_WITH_TIMEOUT(desk.running(), 10000);
+    QTcpServer taken;
+    QVERIFY(taken.listen(QHostAddress::LocalHost, 0));
+    const int triedPort = taken.serverPort();
+
+    desk.window->showPage(MainWindow::Settings);
+    auto *port = desk.page()->findChild<QSpinBox *>("port");
+    port->setValue(triedPort);
+    desk.button("apply")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(desk.page()->problem().contains("did not work"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(desk.running(), 10000);
+
+    // The broker runs on what worked and answers there; the file says so too.
+    QVERIFY(desk.page()->problem().contains("runs again on the previous settings"));
+    QCOMPARE(status(desk.client->lastStart().apiUrl + "/health/live"), 200);
+    QCOMPARE(desk.client->lastStart().config.api.port, 0);
+    QVERIFY(desk.file("message_broker.yaml").contains("port: 0"));
+    // The form keeps what was tried: one click on Retry tries it again.
+    QCOMPARE(port->value(), triedPort);
+    QCOMPARE(desk.page()->changes().size(), 1);
+
+    taken.close();
+    QPushButton *retry = desk.button("retry");
+    QVERIFY(retry && retry->isVisible());
+    retry->click();
+    const QString expected = QStringLiteral("http://127.0.0.1:%1").arg(triedPort);
+    QTRY_COMPARE_WITH_TIMEOUT(desk.client->lastStart().apiUrl, expected, 10000);
+    QTRY_VERIFY(desk.running());
+    QVERIFY(desk.page()->problem().isEmpty());
+    QVERIFY(desk.page()->changes().isEmpty());
+    QCOMPARE(status(expected + "/health/live"), 200);
+    QVERIFY(desk.file("message_broker.yaml").contains(QStringLiteral("port: %1").arg(triedPort).toUtf8()));
+}
+
+void TestSettingsPage::commandLinePortIsWhatTheFormShows()
+{
+    QTcpServer probe;
+    QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+    const int commandLine = probe.serverPort();
+    probe.close();
+    Desk desk(configOnPort(0), commandLine);
+    QTRY_VERIFY_WITH_TIMEOUT(desk.running(), 10000);
+    desk.window->showPage(MainWindow::Settings);
+    auto *port = desk.page()->findChild<QSpinBox *>("port");
+    QCOMPARE(port->value(), commandLine); // what runs, not the file's 0
+    auto *source = desk.page()->findChild<QLabel *>("portSource");
+    QVERIFY(source->isVisible());
+    QVERIFY2(source->text().contains("--port") && source->text().contains("the file says 0"), qPrintable(source->text()));
+    QVERIFY(desk.page()->changes().isEmpty());
+
+    // Another port: "before" is the one that ran; afterwards the file has the new one.
+    QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+    const int next = probe.serverPort();
+    probe.close();
+    port->setValue(next);
+    QCOMPARE(desk.page()->describeChanges(), QStringList{QStringLiteral("port: %1 → %2").arg(commandLine).arg(next)});
+    desk.button("apply")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(desk.client->lastStart().apiUrl, QStringLiteral("http://127.0.0.1:%1").arg(next), 10000);
+    QTRY_VERIFY(desk.running());
+    QVERIFY(desk.file("message_broker.yaml").contains(QStringLiteral("port: %1").arg(next).toUtf8()));
+    QVERIFY(!source->isVisible()); // the file's port is in force now
+    QVERIFY(desk.page()->changes().isEmpty());
+}
+
+void TestSettingsPage::testConnectionSaysWhetherRedisAnswers_data()
+{
+    QTest::addColumn<bool>("serverUp");
+    QTest::addColumn<QString>("answer");
+    QTest::addRow("redis-answers") << true << "OK: Redis ";
+    QTest::addRow("nothing-listens") << false << "Failed: cannot connect";
+}
+
+void TestSettingsPage::testConnectionSaysWhetherRedisAnswers()
+{
+    QFETCH(bool, serverUp);
+    QFETCH(QString, answer);
+    Testing::RedisServer redis;
+    int port = 0;
+    if (serverUp) {
+        if (!redis.start())
+            QSKIP(qPrintable(redis.errorString()));
+        port = redis.port();
+    } else {
+        QTcpServer probe; // a port nobody listens on
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        port = probe.serverPort();
+    }
+    Desk desk(configOnPort(0));
+    QTRY_VERIFY_WITH_TIMEOUT(desk.running(), 10000);
+    desk.window->showPage(MainWindow::Settings);
+    auto *backend = desk.page()->findChild<QComboBox *>("backend");
+    backend->setCurrentIndex(backend->findData("redis"));
+    desk.page()->findChild<QLineEdit *>("redisHost")->setText("127.0.0.1");
+    desk.page()->findChild<QSpinBox *>("redisPort")->setValue(port);
+    QPushButton *test = desk.button("testRedis");
+    QVERIFY(test->isEnabled());
+    test->click();
+    auto *result = desk.page()->findChild<QLabel *>("redisResult");
+    QTRY_VERIFY_WITH_TIMEOUT(result->text().startsWith("OK") || result->text().startsWith("Failed"), 10000);
+    QVERIFY2(result->text().startsWith(answer), qPrintable(result->text()));
+    QVERIFY(result->text().contains(QStringLiteral("127.0.0.1:%1").arg(port)) || !serverUp);
+    QCOMPARE(desk.client->lastStart().storage, QString("memory")); // a test changes nothing
+    QVERIFY(desk.running());
+}
+
+QTEST_MAIN(TestSettingsPage)
+#include "tst_settingspage.moc"
