@@ -57,6 +57,26 @@ void ApiClient::recordOutcome(bool failed)
         m_openedAt.start(); // open (again, after a failed trial while half-open)
 }
 
+void ApiClient::cancelAll()
+{
+    ++m_generation;
+    for (QNetworkReply *reply : m_network.findChildren<QNetworkReply *>()) {
+        disconnect(reply, nullptr, this, nullptr);
+        reply->abort();
+    }
+}
+
+void ApiClient::completeLater(Callback done, ApiResponse response)
+{
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation = m_generation, done = std::move(done), response = std::move(response)] {
+            if (generation == m_generation)
+                done(response);
+        },
+        Qt::QueuedConnection);
+}
+
 void ApiClient::send(const QByteArray &method, const QString &path, const QByteArray &body, Callback done, int attempt)
 {
     if (circuitOpen()) {
@@ -65,7 +85,7 @@ void ApiClient::send(const QByteArray &method, const QString &path, const QByteA
                                    .arg(m_settings.url.toString())
                                    .arg(m_consecutiveFailures)
                                    .arg(m_settings.breakerResetMs / 1000);
-        done(refused);
+        completeLater(std::move(done), std::move(refused));
         return;
     }
     QUrl url = m_settings.url;
@@ -87,7 +107,8 @@ void ApiClient::send(const QByteArray &method, const QString &path, const QByteA
         response.body = reply->readAll();
         response.requestId = reply->rawHeader("X-Request-ID");
         if (response.status == 0)
-            response.networkError = QStringLiteral("cannot reach %1: %2").arg(m_settings.url.toString(), reply->errorString());
+            response.networkError =
+                QStringLiteral("cannot reach %1: %2").arg(m_settings.url.toString(), reply->errorString());
         const bool failed = response.status == 0 || response.status >= 500;
         recordOutcome(failed);
         if (!failed || attempt >= m_settings.retryAttempts || circuitOpen()) {
@@ -97,8 +118,9 @@ void ApiClient::send(const QByteArray &method, const QString &path, const QByteA
         // Exponential backoff with +-20% jitter.
         const double jitter = 0.8 + 0.4 * QRandomGenerator::global()->generateDouble();
         const int delay = int(double(m_settings.retryDelayMs) * double(1 << qMin(attempt, 10)) * jitter);
-        QTimer::singleShot(delay, this, [=, this, done = std::move(done)]() mutable {
-            send(method, path, body, std::move(done), attempt + 1);
+        QTimer::singleShot(delay, this, [=, this, generation = m_generation, done = std::move(done)]() mutable {
+            if (generation == m_generation)
+                send(method, path, body, std::move(done), attempt + 1);
         });
     });
 }

@@ -19,19 +19,19 @@ struct ClientSettings
 {
     QUrl url = QUrl(QStringLiteral("http://localhost:8080"));
     QByteArray apiKey;
-    int timeoutMs = 30'000;     // per attempt
-    int retryAttempts = 3;      // attempts after the first, for network errors and 5xx
-    int retryDelayMs = 1'000;   // first backoff; doubles, with +-20% jitter
-    int breakerThreshold = 3;   // consecutive failures that open the circuit
+    int timeoutMs = 30'000;   // per attempt
+    int retryAttempts = 3;    // attempts after the first, for network errors and 5xx
+    int retryDelayMs = 1'000; // first backoff; doubles, with +-20% jitter
+    int breakerThreshold = 3; // consecutive failures that open the circuit
     int breakerResetMs = 30'000;
 };
 
 struct ApiResponse
 {
-    int status = 0;              // 0: no HTTP answer (see networkError)
+    int status = 0; // 0: no HTTP answer (see networkError)
     QByteArray body;
     QByteArray requestId;
-    QString networkError;        // set when the broker could not be reached
+    QString networkError; // set when the broker could not be reached
     bool ok() const { return status >= 200 && status < 300; }
     bool connectionFailed() const { return status == 0; }
     QJsonValue json() const;
@@ -41,7 +41,8 @@ struct ApiResponse
 
 // HTTP to the broker, with retries (network errors and 5xx; never 4xx), exponential backoff with
 // jitter, and a circuit breaker that fails fast after repeated failures. Asynchronous: the
-// callback runs in the event loop.
+// callback always runs later, from the event loop, never inside request() — also when the
+// breaker refuses at once — so a caller may start its loop after asking.
 class ApiClient : public QObject
 {
     Q_OBJECT
@@ -58,15 +59,22 @@ public:
 
     const ClientSettings &settings() const { return m_settings; }
     bool circuitOpen() const;
+    // Forgets every request under way: their callbacks never run (replies are aborted, pending
+    // retries and refusals dropped). For a command that is interrupted and whose callbacks would
+    // reach objects that are gone.
+    void cancelAll();
 
 private:
     void send(const QByteArray &method, const QString &path, const QByteArray &body, Callback done, int attempt = 0);
     void recordOutcome(bool failed);
+    // Runs `done` from the event loop unless cancelAll() came first.
+    void completeLater(Callback done, ApiResponse response);
 
     ClientSettings m_settings;
     QNetworkAccessManager m_network;
     int m_consecutiveFailures = 0;
     QElapsedTimer m_openedAt; // valid while the circuit is open
+    quint64 m_generation = 0; // bumped by cancelAll(); work of an older generation is dropped
 };
 
 } // namespace BrokerCtl

@@ -24,14 +24,21 @@ class Commands : public QObject
 {
     Q_OBJECT
 public:
-    Commands(ApiClient &client, const Output &output, const QCommandLineParser &parser, std::function<void(int)> finish);
+    Commands(ApiClient &client, const Output &output, const QCommandLineParser &parser,
+             std::function<void(int)> finish);
 
     // `words`: the command and its positional arguments, e.g. {"queues", "create", "orders"}.
     void run(const QStringList &words);
     static QString usage();
+    // The command words, for completion and for the hint after an unknown command.
+    static const QStringList &commandNames();
+    // "did you mean 'queues'?" for a word close to a command (edit distance <= 2), else empty.
+    static QString closestCommand(const QString &word);
 
 private:
-    using Handler = std::function<void(const QJsonValue &)>;
+    // The answer parsed (for the fields brokerctl reads) and as it came (for JSON output and for
+    // payloads, which are shown and exported exactly as the broker returned them).
+    using Handler = std::function<void(const QJsonValue &json, const QByteArray &raw)>;
     // Sends the request; answers other than 2xx are printed with the server's error and request
     // id and end the command (HTTP error or connection failure).
     void call(const QByteArray &method, const QString &path, const QByteArray &body, Handler onSuccess,
@@ -51,8 +58,18 @@ private:
     // operationcommands.cpp
     void health();
     void metrics();
+    void errors();
+    void events(const QStringList &words);
     void demo();
     void demoStep(const QString &queue, int published, int consumed);
+    // profilecommands.cpp: list and add saved connections; returns the exit code.
+    int profiles(const QStringList &words);
+    // transfercommands.cpp: export|import definitions|messages
+    void transfer(const QStringList &words);
+    void exportDefinitions(const QString &file);
+    void importDefinitions(const QString &file);
+    void exportMessages(const QString &queue, const QString &file);
+    void importMessages(const QString &queue, const QString &file);
 
     ApiClient &m_client;
     const Output &m_output;

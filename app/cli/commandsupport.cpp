@@ -2,6 +2,7 @@
 #include "commandsupport.h"
 
 #include "output.h"
+#include "rawjson.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -19,12 +20,33 @@ QByteArray compact(const QJsonObject &object)
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
-QJsonValue messageValue(const QString &text)
+QByteArray messageText(const QString &text)
 {
-    const QJsonDocument wrapped = QJsonDocument::fromJson("[" + text.toUtf8() + "]");
+    const QByteArray bytes = text.toUtf8();
+    const QJsonDocument wrapped = QJsonDocument::fromJson("[" + bytes + "]");
     if (wrapped.isArray() && wrapped.array().size() == 1)
-        return wrapped.array().at(0);
-    return QJsonValue(text);
+        return bytes;
+    // A JSON string: an array of one, without its brackets.
+    return QJsonDocument(QJsonArray{text}).toJson(QJsonDocument::Compact).chopped(1).mid(1);
+}
+
+QByteArray withMember(const QByteArray &object, const char *key, const QByteArray &valueText)
+{
+    QByteArray text = object.trimmed();
+    text.chop(1); // the closing brace
+    if (text.trimmed() != "{")
+        text += ',';
+    return text + '"' + key + "\":" + valueText + '}';
+}
+
+QString messageLine(const QByteArray &messageText)
+{
+    const QJsonObject m = QJsonDocument::fromJson(messageText).object();
+    QString line = m[QStringLiteral("id")].toString() + QLatin1Char(' ')
+        + QString::fromUtf8(RawJson::member(messageText, u"data"));
+    if (m[QStringLiteral("receipt")].isString())
+        line += QStringLiteral("  (receipt %1)").arg(m[QStringLiteral("receipt")].toString());
+    return line;
 }
 
 QList<QPair<QString, QString>> pairsOf(const QJsonObject &object, const QString &prefix)
@@ -34,7 +56,7 @@ QList<QPair<QString, QString>> pairsOf(const QJsonObject &object, const QString 
         if (it->isObject())
             pairs += pairsOf(it->toObject(), prefix + it.key() + QLatin1Char('.'));
         else
-            pairs.append({prefix + it.key(), Output::cell(*it)});
+            pairs.append({prefix + it.key(), Output::isTimeField(it.key()) ? Output::time(*it) : Output::cell(*it)});
     }
     return pairs;
 }

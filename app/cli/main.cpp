@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "options.h"
 #include "output.h"
+#include "profiles.h"
 #include "shell.h"
 
 #include <QCommandLineParser>
@@ -13,6 +14,7 @@
 #include <QProcessEnvironment>
 
 #include <cstdio>
+#include <optional>
 #include <unistd.h>
 
 using namespace BrokerCtl;
@@ -44,14 +46,16 @@ int main(int argc, char **argv)
     QCoreApplication::setApplicationVersion(QStringLiteral(BROKER_VERSION));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Command-line client of a BrokerDesk broker.\n\n") + Commands::usage());
+    parser.setApplicationDescription(QStringLiteral("Command-line client of a BrokerDesk broker.\n\n")
+                                     + Commands::usage());
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("What to do (see above)."));
     const auto valueOption = [&](const char *name, const char *help, const char *valueName) {
-        parser.addOption(QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help), QString::fromLatin1(valueName)));
+        parser.addOption(QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help),
+                                            QString::fromLatin1(valueName)));
     };
-    valueOption("url", "Broker URL (API_URL; default http://localhost:8080).", "URL");
+    valueOption("profile", "A saved connection (BROKERCTL_PROFILE; see 'profiles list').", "NAME");
     valueOption("api-key-file", "File holding the API key (else API_KEY).", "FILE");
     valueOption("api-key", "The API key itself (visible to other users of this machine; prefer the file).", "KEY");
     defineCommandOptions(parser);
@@ -69,6 +73,10 @@ int main(int argc, char **argv)
         return Ok;
     }
     const QStringList words = parser.positionalArguments();
+    if (words.value(0) == u"help") {
+        std::printf("%s\n", qPrintable(Commands::usage()));
+        return Ok;
+    }
     // No command on a terminal, or "shell": the interactive mode.
     const bool shell = words.value(0) == u"shell" || (words.isEmpty() && ::isatty(STDIN_FILENO));
     if (words.isEmpty() && !shell) {
@@ -76,9 +84,31 @@ int main(int argc, char **argv)
         return UsageError;
     }
 
+    // Where to connect and with which key: the command line, else the profile, else API_URL/API_KEY.
     const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    const QString profileName = parser.isSet(QStringLiteral("profile"))
+        ? parser.value(QStringLiteral("profile"))
+        : env.value(QStringLiteral("BROKERCTL_PROFILE"));
+    std::optional<Profile> profile;
+    if (!profileName.isEmpty()) {
+        QString error;
+        for (const Profile &saved : Profiles::load(Profiles::configPath(), &error)) {
+            if (saved.name == profileName)
+                profile = saved;
+        }
+        if (!error.isEmpty() || !profile) {
+            std::fprintf(stderr, "brokerctl: %s\n",
+                         qPrintable(error.isEmpty()
+                                        ? QStringLiteral("no profile '%1' in %2 ('brokerctl profiles list')")
+                                              .arg(profileName, Profiles::configPath())
+                                        : error));
+            return UsageError;
+        }
+    }
     ClientSettings settings;
-    const QString url = parser.isSet(QStringLiteral("url")) ? parser.value(QStringLiteral("url")) : env.value(QStringLiteral("API_URL"));
+    const QString url = parser.isSet(QStringLiteral("url")) ? parser.value(QStringLiteral("url"))
+        : profile                                           ? profile->url
+                                                            : env.value(QStringLiteral("API_URL"));
     if (!url.isEmpty()) {
         settings.url = QUrl(url);
         if (!settings.url.isValid() || (settings.url.scheme() != u"http" && settings.url.scheme() != u"https")) {
@@ -89,13 +119,22 @@ int main(int argc, char **argv)
     if (parser.isSet(QStringLiteral("api-key-file"))) {
         QFile file(parser.value(QStringLiteral("api-key-file")));
         if (!file.open(QIODevice::ReadOnly)) {
-            std::fprintf(stderr, "brokerctl: cannot read %s: %s\n", qPrintable(file.fileName()), qPrintable(file.errorString()));
+            std::fprintf(stderr, "brokerctl: cannot read %s: %s\n", qPrintable(file.fileName()),
+                         qPrintable(file.errorString()));
             return UsageError;
         }
         settings.apiKey = file.readAll().trimmed();
     } else if (parser.isSet(QStringLiteral("api-key"))) {
-        std::fprintf(stderr, "brokerctl: warning: a key on the command line is visible to other users; use --api-key-file or API_KEY\n");
+        std::fprintf(stderr,
+                     "brokerctl: warning: a key on the command line is visible to other users; use --api-key-file, a "
+                     "profile or API_KEY\n");
         settings.apiKey = parser.value(QStringLiteral("api-key")).toUtf8();
+    } else if (profile && (!profile->keyFile.isEmpty() || !profile->keyCommand.isEmpty())) {
+        QString error;
+        if (!Profiles::readKey(*profile, settings.apiKey, &error)) {
+            std::fprintf(stderr, "brokerctl: %s\n", qPrintable(error));
+            return UsageError;
+        }
     } else {
         settings.apiKey = env.value(QStringLiteral("API_KEY")).toUtf8();
     }
@@ -106,21 +145,16 @@ int main(int argc, char **argv)
         ok = ok && settings.retryAttempts >= 0 && settings.retryAttempts <= 20;
     }
     if (!ok) {
-        std::fprintf(stderr, "brokerctl: TIMEOUT, RETRY_DELAY (seconds) or RETRY_ATTEMPTS (0-20) is not a valid number\n");
+        std::fprintf(stderr,
+                     "brokerctl: TIMEOUT, RETRY_DELAY (seconds) or RETRY_ATTEMPTS (0-20) is not a valid number\n");
         return UsageError;
     }
 
     Output::Format format = ::isatty(STDOUT_FILENO) ? Output::Format::Table : Output::Format::Json;
-    if (parser.isSet(QStringLiteral("output"))) {
-        const QString requested = parser.value(QStringLiteral("output"));
-        if (requested == u"json")
-            format = Output::Format::Json;
-        else if (requested == u"table")
-            format = Output::Format::Table;
-        else {
-            std::fprintf(stderr, "brokerctl: --output is table or json\n");
-            return UsageError;
-        }
+    if (parser.isSet(QStringLiteral("output"))
+        && !Output::parseFormat(parser.value(QStringLiteral("output")), format)) {
+        std::fprintf(stderr, "brokerctl: --output is table, text or json\n");
+        return UsageError;
     }
 
     ApiClient client(settings);
@@ -132,7 +166,8 @@ int main(int argc, char **argv)
         exitCode = code;
         QCoreApplication::exit(code);
     });
-    QMetaObject::invokeMethod(&commands, [&] { commands.run(words); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        &commands, [&] { commands.run(words); }, Qt::QueuedConnection);
     app.exec();
     return exitCode;
 }

@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "commandsupport.h"
+#include "rawjson.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -25,7 +26,9 @@ void Commands::publish(const QStringList &words)
         if (fromFile)
             file.setFileName(option("file"));
         if (fromFile ? !file.open(QIODevice::ReadOnly) : !file.open(stdin, QIODevice::ReadOnly))
-            return fail(Failure, QStringLiteral("cannot read %1: %2").arg(fromFile ? option("file") : QStringLiteral("stdin"), file.errorString()));
+            return fail(Failure,
+                        QStringLiteral("cannot read %1: %2")
+                            .arg(fromFile ? option("file") : QStringLiteral("stdin"), file.errorString()));
         text = QString::fromUtf8(file.readAll());
     }
     QJsonObject base;
@@ -36,22 +39,27 @@ void Commands::publish(const QStringList &words)
     const QString path = QStringLiteral("/messages/") + encoded(words[1]);
 
     if (!m_parser.isSet(QStringLiteral("lines"))) {
-        QJsonObject body = base;
-        body.insert(QStringLiteral("message"), messageValue(text.trimmed()));
-        return call("POST", path, compact(body), [this](const QJsonValue &json) {
-            m_output.keyValues(pairsOf(json.toObject()), json);
+        const QByteArray body = withMember(compact(base), "message", messageText(text.trimmed()));
+        return call("POST", path, body, [this](const QJsonValue &json, const QByteArray &raw) {
+            m_output.keyValues(pairsOf(json.toObject()), raw);
             m_finish(Ok);
         });
     }
     // One message per non-empty line, in batches of up to 1000 (all or nothing per batch).
-    auto batches = std::make_shared<QList<QJsonArray>>();
+    // Each batch is the JSON text of the messages array, built from the lines as they are.
+    auto batches = std::make_shared<QList<QByteArray>>();
+    int inBatch = 0;
     for (const QString &line : text.split(QLatin1Char('\n'))) {
         if (line.trimmed().isEmpty())
             continue;
-        if (batches->isEmpty() || batches->last().size() >= 1000)
-            batches->append(QJsonArray{});
-        batches->last().append(messageValue(line.trimmed()));
+        if (batches->isEmpty() || inBatch >= 1000) {
+            batches->append(QByteArray("["));
+            inBatch = 0;
+        }
+        batches->last() += (inBatch++ > 0 ? "," : "") + messageText(line.trimmed());
     }
+    for (QByteArray &batch : *batches)
+        batch += ']';
     if (batches->isEmpty())
         return fail(UsageError, QStringLiteral("no messages to publish"));
     auto ids = std::make_shared<QJsonArray>();
@@ -59,22 +67,23 @@ void Commands::publish(const QStringList &words)
     auto next = std::make_shared<std::function<void()>>();
     *next = [this, path, base, batches, ids, weakNext = std::weak_ptr<std::function<void()>>(next)] {
         if (batches->isEmpty()) {
-            QJsonObject result{{QStringLiteral("success"), true}, {QStringLiteral("message_ids"), *ids},
+            QJsonObject result{{QStringLiteral("success"), true},
+                               {QStringLiteral("message_ids"), *ids},
                                {QStringLiteral("count"), ids->size()}};
             if (m_output.format() == Output::Format::Json)
-                m_output.json(result);
+                m_output.json(compact(result));
             else
                 m_output.text(QStringLiteral("published %1 messages").arg(ids->size()));
             m_finish(Ok);
             return;
         }
-        QJsonObject body = base;
-        body.insert(QStringLiteral("messages"), batches->takeFirst());
-        call("POST", path + QStringLiteral("/batch"), compact(body), [ids, next = weakNext.lock()](const QJsonValue &json) {
-            for (const QJsonValue &id : json[QStringLiteral("message_ids")].toArray())
-                ids->append(id);
-            (*next)();
-        });
+        const QByteArray body = withMember(compact(base), "messages", batches->takeFirst());
+        call("POST", path + QStringLiteral("/batch"), body,
+             [ids, next = weakNext.lock()](const QJsonValue &json, const QByteArray &) {
+                 for (const QJsonValue &id : json[QStringLiteral("message_ids")].toArray())
+                     ids->append(id);
+                 (*next)();
+             });
     };
     (*next)();
 }
@@ -97,24 +106,21 @@ void Commands::consume(const QStringList &words)
         if (m_parser.isSet(QString::fromLatin1(flag)))
             query << QString::fromLatin1(key) + QLatin1Char('=') + encoded(option(flag));
     }
-    const QString path = QStringLiteral("/messages/") + encoded(words[1]) + QLatin1Char('?') + query.join(QLatin1Char('&'));
+    const QString path =
+        QStringLiteral("/messages/") + encoded(words[1]) + QLatin1Char('?') + query.join(QLatin1Char('&'));
     auto round = std::make_shared<std::function<void()>>();
     *round = [this, path, follow, weakRound = std::weak_ptr<std::function<void()>>(round)] {
         const std::shared_ptr<std::function<void()>> self = weakRound.lock();
-        const auto printed = [this, follow, self](const QJsonValue &json) {
-            QJsonArray messages = json[QStringLiteral("messages")].toArray();
-            if (json.toObject().contains(QStringLiteral("message")))
-                messages.append(json[QStringLiteral("message")]);
-            for (const QJsonValue &message : messages) {
-                if (m_output.format() == Output::Format::Json) {
+        const auto printed = [this, follow, self](const QJsonValue &, const QByteArray &raw) {
+            // Each message as the broker wrote it: JSON output is its text, one per line.
+            QList<QByteArray> messages = RawJson::elements(RawJson::member(raw, u"messages"));
+            if (const QByteArray one = RawJson::member(raw, u"message"); !one.isNull())
+                messages.append(one);
+            for (const QByteArray &message : messages) {
+                if (m_output.format() == Output::Format::Json)
                     m_output.json(message);
-                } else {
-                    const QJsonObject m = message.toObject();
-                    QString line = m[QStringLiteral("id")].toString() + QLatin1Char(' ') + Output::cell(m[QStringLiteral("data")]);
-                    if (!m[QStringLiteral("receipt")].isNull())
-                        line += QStringLiteral("  (receipt %1)").arg(m[QStringLiteral("receipt")].toString());
-                    m_output.text(line);
-                }
+                else
+                    m_output.text(messageLine(message));
             }
             std::fflush(stdout);
             if (follow)
@@ -156,8 +162,8 @@ void Commands::settle(const QStringList &words)
         path += QStringLiteral("/extend");
         body.insert(QStringLiteral("visibility_timeout"), option("visibility").toLongLong());
     }
-    call(method, path, compact(body), [this](const QJsonValue &json) {
-        m_output.keyValues(pairsOf(json.toObject()), json);
+    call(method, path, compact(body), [this](const QJsonValue &json, const QByteArray &raw) {
+        m_output.keyValues(pairsOf(json.toObject()), raw);
         m_finish(Ok);
     });
 }

@@ -8,14 +8,17 @@ namespace BrokerCtl {
 void defineCommandOptions(QCommandLineParser &parser)
 {
     const auto valueOption = [&](const char *name, const char *help, const char *valueName) {
-        parser.addOption(QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help), QString::fromLatin1(valueName)));
+        parser.addOption(QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help),
+                                            QString::fromLatin1(valueName)));
     };
     const auto flag = [&](const char *name, const char *help) {
         parser.addOption(QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(help)));
     };
-    parser.addOption(QCommandLineOption({QStringLiteral("o"), QStringLiteral("output")},
-                                        QStringLiteral("table or json (default: table on a terminal, else json)."),
-                                        QStringLiteral("FORMAT")));
+    parser.addOption(QCommandLineOption(
+        {QStringLiteral("o"), QStringLiteral("output")},
+        QStringLiteral(
+            "table, text (one line per item, tab-separated) or json (default: table on a terminal, else json)."),
+        QStringLiteral("FORMAT")));
     valueOption("type", "Queue type: list, priority, stream.", "T");
     valueOption("max-size", "Queue max_size.", "N");
     valueOption("ttl", "Queue ttl in seconds.", "S");
@@ -38,7 +41,10 @@ void defineCommandOptions(QCommandLineParser &parser)
     valueOption("roles", "Comma-separated roles.", "R");
     valueOption("name", "Display name.", "N");
     valueOption("messages", "demo: messages to send.", "N");
-    valueOption("batch", "demo: messages per request.", "N");
+    valueOption("batch", "Messages per request (demo, export messages, import messages).", "N");
+    valueOption("url", "Broker URL (API_URL; default http://localhost:8080); for profiles add too.", "URL");
+    valueOption("key-file", "profiles add: the file holding the profile's API key.", "FILE");
+    valueOption("key-command", "profiles add: a command that prints the profile's API key.", "CMD");
 }
 
 } // namespace BrokerCtl

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "output.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -17,6 +18,19 @@ void writeLine(FILE *stream, const QString &line)
     std::fputc('\n', stream);
 }
 } // namespace
+
+bool Output::parseFormat(const QString &name, Format &format)
+{
+    if (name == u"table")
+        format = Format::Table;
+    else if (name == u"text")
+        format = Format::Text;
+    else if (name == u"json")
+        format = Format::Json;
+    else
+        return false;
+    return true;
+}
 
 QString Output::cell(const QJsonValue &value)
 {
@@ -35,22 +49,38 @@ QString Output::cell(const QJsonValue &value)
     return {};
 }
 
-void Output::json(const QJsonValue &value) const
+QString Output::time(const QJsonValue &value)
 {
-    QByteArray text;
-    if (value.isObject())
-        text = QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact);
-    else if (value.isArray())
-        text = QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact);
-    else
-        text = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact).chopped(1).mid(1);
-    writeLine(stdout, QString::fromUtf8(text));
+    if (!value.isDouble())
+        return cell(value);
+    const auto ms = qint64(value.toDouble() * 1000.0);
+    const QDateTime at = QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
+    return at.toString(ms % 1000 == 0 ? Qt::ISODate : Qt::ISODateWithMs);
 }
 
-void Output::table(const QStringList &headers, const QList<QStringList> &rows, const QJsonValue &raw) const
+bool Output::isTimeField(const QString &key)
+{
+    static const QStringList names{QStringLiteral("created"),    QStringLiteral("timestamp"),
+                                   QStringLiteral("last_used"),  QStringLiteral("time"),
+                                   QStringLiteral("visible_at"), QStringLiteral("dead_lettered_at"),
+                                   QStringLiteral("first_seen"), QStringLiteral("last_seen")};
+    return names.contains(key.section(QLatin1Char('.'), -1));
+}
+
+void Output::json(const QByteArray &text) const
+{
+    writeLine(stdout, QString::fromUtf8(text.trimmed()));
+}
+
+void Output::table(const QStringList &headers, const QList<QStringList> &rows, const QByteArray &raw) const
 {
     if (m_format == Format::Json)
         return json(raw);
+    if (m_format == Format::Text) {
+        for (const QStringList &row : rows)
+            writeLine(stdout, row.join(QLatin1Char('\t')));
+        return;
+    }
     QList<qsizetype> widths;
     for (const QString &header : headers)
         widths.append(header.size());
@@ -69,10 +99,15 @@ void Output::table(const QStringList &headers, const QList<QStringList> &rows, c
         line(row);
 }
 
-void Output::keyValues(const QList<QPair<QString, QString>> &pairs, const QJsonValue &raw) const
+void Output::keyValues(const QList<QPair<QString, QString>> &pairs, const QByteArray &raw) const
 {
     if (m_format == Format::Json)
         return json(raw);
+    if (m_format == Format::Text) {
+        for (const auto &[key, value] : pairs)
+            writeLine(stdout, key + QLatin1Char('\t') + value);
+        return;
+    }
     qsizetype width = 0;
     for (const auto &[key, value] : pairs)
         width = qMax(width, key.size());

@@ -3,8 +3,10 @@
 #include "commands.h"
 
 #include "commandsupport.h"
+#include "rawjson.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 
 namespace BrokerCtl {
 
@@ -12,7 +14,7 @@ void Commands::queues(const QStringList &words)
 {
     const QString action = words.value(1);
     if (action == u"list" || action.isEmpty()) {
-        return call("GET", QStringLiteral("/queues"), {}, [this](const QJsonValue &json) {
+        return call("GET", QStringLiteral("/queues"), {}, [this](const QJsonValue &json, const QByteArray &raw) {
             QList<QStringList> rows;
             for (const QJsonValue &queue : json[QStringLiteral("queues")].toArray()) {
                 const QJsonObject q = queue.toObject();
@@ -21,11 +23,13 @@ void Commands::queues(const QStringList &words)
                              Output::cell(q[QStringLiteral("message_count")]),
                              Output::cell(q[QStringLiteral("stats")][QStringLiteral("publish_count")]),
                              Output::cell(q[QStringLiteral("stats")][QStringLiteral("consume_count")]),
-                             Output::cell(config[QStringLiteral("dead_letter_queue")])});
+                             Output::cell(config[QStringLiteral("dead_letter_queue")]),
+                             Output::time(q[QStringLiteral("created")])});
             }
             m_output.table({QStringLiteral("NAME"), QStringLiteral("TYPE"), QStringLiteral("MESSAGES"),
-                            QStringLiteral("PUBLISHED"), QStringLiteral("CONSUMED"), QStringLiteral("DEAD-LETTER QUEUE")},
-                           rows, json);
+                            QStringLiteral("PUBLISHED"), QStringLiteral("CONSUMED"),
+                            QStringLiteral("DEAD-LETTER QUEUE"), QStringLiteral("CREATED")},
+                           rows, raw);
             m_finish(Ok);
         });
     }
@@ -37,9 +41,9 @@ void Commands::queues(const QStringList &words)
         QJsonObject options;
         if (m_parser.isSet(QStringLiteral("type")))
             options.insert(QStringLiteral("type"), option("type"));
-        for (const auto &[flag, key] : {std::pair{"max-size", "max_size"}, std::pair{"ttl", "ttl"},
-                                        std::pair{"visibility", "visibility_timeout"},
-                                        std::pair{"max-deliveries", "max_deliveries"}}) {
+        for (const auto &[flag, key] :
+             {std::pair{"max-size", "max_size"}, std::pair{"ttl", "ttl"}, std::pair{"visibility", "visibility_timeout"},
+              std::pair{"max-deliveries", "max_deliveries"}}) {
             if (m_parser.isSet(QString::fromLatin1(flag)))
                 options.insert(QString::fromLatin1(key), option(flag).toLongLong());
         }
@@ -48,13 +52,14 @@ void Commands::queues(const QStringList &words)
             options.insert(QStringLiteral("dead_letter_queue"), dlq == u"true" ? QJsonValue(true) : QJsonValue(dlq));
         }
         QJsonObject body{{QStringLiteral("name"), name}, {QStringLiteral("options"), options}};
-        return call("POST", QStringLiteral("/queues"), compact(body), [this](const QJsonValue &json) {
-            m_output.keyValues(pairsOf(json.toObject()), json);
-            m_finish(Ok);
-        });
+        return call("POST", QStringLiteral("/queues"), compact(body),
+                    [this](const QJsonValue &json, const QByteArray &raw) {
+                        m_output.keyValues(pairsOf(json.toObject()), raw);
+                        m_finish(Ok);
+                    });
     }
-    const auto showAndFinish = [this](const QJsonValue &json) {
-        m_output.keyValues(pairsOf(json.toObject()), json);
+    const auto showAndFinish = [this](const QJsonValue &json, const QByteArray &raw) {
+        m_output.keyValues(pairsOf(json.toObject()), raw);
         m_finish(Ok);
     };
     if (action == u"info")
@@ -73,18 +78,21 @@ void Commands::queues(const QStringList &words)
         const QString query = QStringLiteral("?offset=%1&limit=%2")
                                   .arg(option("offset").isEmpty() ? QStringLiteral("0") : option("offset"),
                                        option("limit").isEmpty() ? QStringLiteral("50") : option("limit"));
-        return call("GET", path + QStringLiteral("/messages") + query, {}, [this](const QJsonValue &json) {
-            QList<QStringList> rows;
-            for (const QJsonValue &message : json[QStringLiteral("messages")].toArray()) {
-                const QJsonObject m = message.toObject();
-                rows.append({m[QStringLiteral("id")].toString(), Output::cell(m[QStringLiteral("priority")]),
-                             m[QStringLiteral("publisher")].toString(), Output::cell(m[QStringLiteral("data")])});
-            }
-            m_output.table({QStringLiteral("ID"), QStringLiteral("PRIORITY"), QStringLiteral("PUBLISHER"),
-                            QStringLiteral("DATA")},
-                           rows, json);
-            m_finish(Ok);
-        });
+        return call(
+            "GET", path + QStringLiteral("/messages") + query, {}, [this](const QJsonValue &, const QByteArray &raw) {
+                QList<QStringList> rows;
+                // The payload column is the data as the broker returned it (keys in their order).
+                for (const QByteArray &message : RawJson::elements(RawJson::member(raw, u"messages"))) {
+                    const QJsonObject m = QJsonDocument::fromJson(message).object();
+                    rows.append({m[QStringLiteral("id")].toString(), Output::time(m[QStringLiteral("timestamp")]),
+                                 Output::cell(m[QStringLiteral("priority")]), m[QStringLiteral("publisher")].toString(),
+                                 QString::fromUtf8(RawJson::member(message, u"data"))});
+                }
+                m_output.table({QStringLiteral("ID"), QStringLiteral("PUBLISHED"), QStringLiteral("PRIORITY"),
+                                QStringLiteral("PUBLISHER"), QStringLiteral("DATA")},
+                               rows, raw);
+                m_finish(Ok);
+            });
     }
     fail(UsageError, QStringLiteral("unknown queues action '%1'").arg(action));
 }

@@ -10,10 +10,13 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QSocketNotifier>
 #include <QTextStream>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <readline/history.h>
@@ -26,15 +29,14 @@ namespace {
 // Readline's completion callbacks are plain C functions: what they complete from lives here.
 QStringList g_completions;
 
-const QStringList CommandWords{
-    QStringLiteral("health"), QStringLiteral("queues"), QStringLiteral("publish"), QStringLiteral("consume"),
-    QStringLiteral("ack"),    QStringLiteral("nack"),   QStringLiteral("extend"),  QStringLiteral("users"),
-    QStringLiteral("metrics"), QStringLiteral("demo"),  QStringLiteral("help"),    QStringLiteral("exit")};
+const QStringList CommandWords = Commands::commandNames() + QStringList{QStringLiteral("exit")};
 const QStringList QueueActions{QStringLiteral("list"),   QStringLiteral("create"), QStringLiteral("info"),
                                QStringLiteral("delete"), QStringLiteral("purge"),  QStringLiteral("browse"),
                                QStringLiteral("redrive")};
-const QStringList UserActions{QStringLiteral("list"), QStringLiteral("add"), QStringLiteral("rotate"),
-                              QStringLiteral("delete")};
+const QStringList UserActions{QStringLiteral("list"),   QStringLiteral("add"),     QStringLiteral("rotate"),
+                              QStringLiteral("delete"), QStringLiteral("disable"), QStringLiteral("enable"),
+                              QStringLiteral("roles")};
+const QStringList TransferObjects{QStringLiteral("definitions"), QStringLiteral("messages")};
 QStringList g_queueNames;
 
 char *nextCompletion(const char *text, int state)
@@ -60,6 +62,8 @@ char **complete(const char *text, int start, int)
         g_completions = QueueActions;
     else if (before.first() == u"users" && before.size() == 1)
         g_completions = UserActions;
+    else if ((before.first() == u"export" || before.first() == u"import") && before.size() == 1)
+        g_completions = TransferObjects;
     else
         g_completions = g_queueNames;
     rl_attempted_completion_over = 1; // no file names
@@ -72,6 +76,23 @@ QString historyFile()
     if (state.isEmpty())
         state = QDir::homePath() + QStringLiteral("/.local/state");
     return state + QStringLiteral("/brokerctl/history");
+}
+
+// Ctrl+C while a command runs: the signal handler only writes a byte to this pipe (all a handler
+// may safely do); the event loop reads it and ends the command.
+int g_interruptPipe[2] = {-1, -1};
+
+void onInterrupt(int)
+{
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t written = ::write(g_interruptPipe[1], &byte, 1);
+}
+
+void drainInterrupts()
+{
+    char bytes[16];
+    while (::read(g_interruptPipe[0], bytes, sizeof bytes) > 0) {
+    }
 }
 
 } // namespace
@@ -142,15 +163,40 @@ int Shell::runLine(const QStringList &words)
         exitCode = code;
         QCoreApplication::exit(code);
     });
+    // Ctrl+C ends the command (consume --follow, a long import) and returns to the prompt; its
+    // requests are cancelled, so no callback reaches `commands` after this function returns. At
+    // the prompt itself, readline's own handling of Ctrl+C applies again.
+    struct sigaction interrupt = {};
+    struct sigaction previous = {};
+    interrupt.sa_handler = onInterrupt;
+    sigemptyset(&interrupt.sa_mask);
+    interrupt.sa_flags = SA_RESTART;
+    drainInterrupts();
+    ::sigaction(SIGINT, &interrupt, &previous);
+    QSocketNotifier notifier(g_interruptPipe[0], QSocketNotifier::Read);
+    QObject::connect(&notifier, &QSocketNotifier::activated, &commands, [&] {
+        drainInterrupts();
+        m_client.cancelAll();
+        Output::note(QStringLiteral("interrupted"));
+        exitCode = Ok;
+        QCoreApplication::exit(Ok);
+    });
     // One command at a time: the event loop runs until it finishes, then returns to the prompt.
-    QMetaObject::invokeMethod(&commands, [&] { commands.run(parser.positionalArguments()); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        &commands, [&] { commands.run(parser.positionalArguments()); }, Qt::QueuedConnection);
     QCoreApplication::exec();
+    ::sigaction(SIGINT, &previous, nullptr);
+    std::fflush(stdout);
     return exitCode;
 }
 
 int Shell::run()
 {
     const bool interactive = ::isatty(STDIN_FILENO);
+    if (g_interruptPipe[0] < 0 && ::pipe2(g_interruptPipe, O_NONBLOCK | O_CLOEXEC) != 0) {
+        Output::error(QStringLiteral("cannot set up Ctrl+C handling"));
+        return Failure;
+    }
     const QByteArray history = historyFile().toLocal8Bit();
     if (interactive) {
         QDir().mkpath(QFileInfo(historyFile()).absolutePath());

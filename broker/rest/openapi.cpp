@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "openapi.h"
 
+#include "definitionscontroller.h"
 #include "rawresponse.h"
 
 #include <QJsonArray>
@@ -39,6 +40,39 @@ QJsonObject problemSchema()
                        {QStringLiteral("properties"), properties}};
 }
 
+QJsonObject schemaRef(const QString &name)
+{
+    return QJsonObject{{QStringLiteral("$ref"), QStringLiteral("#/components/schemas/") + name}};
+}
+
+// Bodies with a schema of their own in the components section: "METHOD pattern" -> {request, response}.
+struct NamedBodies
+{
+    const char *route;
+    const char *request;
+    const char *response;
+};
+constexpr NamedBodies NamedBodySchemas[] = {
+    {"GET /definitions", "", "Definitions"},
+    {"POST /definitions", "Definitions", "DefinitionsImport"},
+};
+
+const NamedBodies *namedBodies(const Route &route)
+{
+    const QString key = Router::methodName(route.method) + QLatin1Char(' ') + route.pattern;
+    for (const NamedBodies &bodies : NamedBodySchemas) {
+        if (key == QLatin1StringView(bodies.route))
+            return &bodies;
+    }
+    return nullptr;
+}
+
+void setContentSchema(QJsonObject &holder, const QJsonObject &schema)
+{
+    holder.insert(QStringLiteral("content"),
+                  QJsonObject{{QStringLiteral("application/json"), QJsonObject{{QStringLiteral("schema"), schema}}}});
+}
+
 } // namespace
 
 QJsonObject openApiDocument(const Router &router, const QString &version)
@@ -69,22 +103,26 @@ QJsonObject openApiDocument(const Router &router, const QString &version)
         }
         if (!parameters.isEmpty())
             operation.insert(QStringLiteral("parameters"), parameters);
+        const NamedBodies *named = namedBodies(route);
         if (route.method == QHttpServerRequest::Method::Post || route.method == QHttpServerRequest::Method::Put
             || route.method == QHttpServerRequest::Method::Patch) {
-            operation.insert(QStringLiteral("requestBody"),
-                             QJsonObject{{QStringLiteral("required"), false},
-                                         {QStringLiteral("content"),
-                                          QJsonObject{{QStringLiteral("application/json"),
-                                                       QJsonObject{{QStringLiteral("schema"),
-                                                                    QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}}}}}}});
+            const bool hasSchema = named && *named->request;
+            QJsonObject requestBody{{QStringLiteral("required"), hasSchema}};
+            setContentSchema(requestBody, hasSchema ? schemaRef(QString::fromLatin1(named->request))
+                                                    : QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}});
+            operation.insert(QStringLiteral("requestBody"), requestBody);
         }
         QJsonObject responses;
         QList<int> statuses = route.statuses;
         if (route.authenticated)
             statuses << 401 << 429;
         std::sort(statuses.begin(), statuses.end());
-        for (int status : statuses)
-            responses.insert(QString::number(status), response(status));
+        for (int status : statuses) {
+            QJsonObject answer = response(status);
+            if (status == 200 && named && *named->response)
+                setContentSchema(answer, schemaRef(QString::fromLatin1(named->response)));
+            responses.insert(QString::number(status), answer);
+        }
         operation.insert(QStringLiteral("responses"), responses);
         if (!route.authenticated)
             operation.insert(QStringLiteral("security"), QJsonArray{});
@@ -99,7 +137,9 @@ QJsonObject openApiDocument(const Router &router, const QString &version)
                       QJsonObject{{QStringLiteral("ApiKey"), QJsonObject{{QStringLiteral("type"), QStringLiteral("apiKey")},
                                                                          {QStringLiteral("in"), QStringLiteral("header")},
                                                                          {QStringLiteral("name"), QStringLiteral("X-API-Key")}}}});
-    components.insert(QStringLiteral("schemas"), QJsonObject{{QStringLiteral("Problem"), problemSchema()}});
+    QJsonObject schemas = DefinitionsController::openApiSchemas();
+    schemas.insert(QStringLiteral("Problem"), problemSchema());
+    components.insert(QStringLiteral("schemas"), schemas);
 
     QJsonObject document;
     document.insert(QStringLiteral("openapi"), QStringLiteral("3.0.3"));

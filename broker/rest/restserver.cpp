@@ -2,6 +2,7 @@
 #include "restserver.h"
 
 #include "connectionquota.h"
+#include "definitionscontroller.h"
 #include "guardedtcpserver.h"
 #include "messagescontroller.h"
 #include "operationscontroller.h"
@@ -23,6 +24,7 @@ RestServer::RestServer(RestContext context, QObject *parent)
     m_controllers.push_back(std::make_unique<QueuesController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<MessagesController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<UsersController>(m_context, m_router));
+    m_controllers.push_back(std::make_unique<DefinitionsController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<OperationsController>(m_context, m_router, *this));
 }
 

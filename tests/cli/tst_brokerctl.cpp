@@ -119,7 +119,10 @@ void TestBrokerctl::initTestCase()
     QVERIFY(m_brokerd.waitForStarted());
     QByteArray log;
     QTRY_VERIFY_WITH_TIMEOUT((log += m_brokerd.readAllStandardError()).contains("listening on"), 10'000);
-    m_url = QString::fromLatin1(QRegularExpression("listening on (http://[0-9.]+:[0-9]+)").match(QString::fromLatin1(log)).captured(1).toLatin1());
+    m_url = QString::fromLatin1(QRegularExpression("listening on (http://[0-9.]+:[0-9]+)")
+                                    .match(QString::fromLatin1(log))
+                                    .captured(1)
+                                    .toLatin1());
     QVERIFY(m_url.startsWith("http://127.0.0.1:"));
 }
 
@@ -178,7 +181,8 @@ void TestBrokerctl::publishAndConsume()
     QCOMPARE(lines.size(), 6);
     QCOMPARE(QJsonDocument::fromJson(lines[0]).object().value("data").toObject().value("order").toInt(), 1);
     QCOMPARE(QJsonDocument::fromJson(lines[1]).object().value("data").toString(), QString("plain words"));
-    QCOMPARE(QJsonDocument::fromJson(lines[5]).object().value("data").toObject().value("from").toString(), QString("file"));
+    QCOMPARE(QJsonDocument::fromJson(lines[5]).object().value("data").toObject().value("from").toString(),
+             QString("file"));
     r = ctl({"consume", "cli.pc", "-o", "table"});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.err.contains("no message"));
@@ -193,7 +197,8 @@ void TestBrokerctl::leaseAckNackExtend()
     const QString id = message.value("id").toString();
     const QString receipt = message.value("receipt").toString();
     QCOMPARE(receipt.size(), 16);
-    QVERIFY(ctl({"extend", "cli.lease", id, "--visibility", "120", "--receipt", receipt}).json().contains("visible_at"));
+    QVERIFY(
+        ctl({"extend", "cli.lease", id, "--visibility", "120", "--receipt", receipt}).json().contains("visible_at"));
     QCOMPARE(ctl({"extend", "cli.lease", id}).exitCode, 2); // --visibility is required
     QVERIFY(ctl({"nack", "cli.lease", id, "--receipt", receipt}).json().value("requeued").toBool());
     const QJsonObject again = QJsonDocument::fromJson(ctl({"consume", "cli.lease", "--lease"}).out).object();
@@ -201,7 +206,10 @@ void TestBrokerctl::leaseAckNackExtend()
     r = ctl({"ack", "cli.lease", id, "--receipt", receipt}); // the first delivery's receipt
     QCOMPARE(r.exitCode, 3);
     QVERIFY2(r.err.contains("409 Stale receipt"), r.err.constData());
-    QVERIFY(ctl({"ack", "cli.lease", id, "--receipt", again.value("receipt").toString()}).json().value("acknowledged").toBool());
+    QVERIFY(ctl({"ack", "cli.lease", id, "--receipt", again.value("receipt").toString()})
+                .json()
+                .value("acknowledged")
+                .toBool());
 }
 
 void TestBrokerctl::usersAndMetrics()
@@ -241,9 +249,12 @@ void TestBrokerctl::exitCodes_data()
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QByteArray>("message");
     QTest::addRow("no-command") << QStringList{} << QString() << 2 << QByteArray("no command given");
-    QTest::addRow("unknown-command") << QStringList{"frobnicate"} << QString() << 2 << QByteArray("unknown command 'frobnicate'");
-    QTest::addRow("missing-argument") << QStringList{"publish"} << QString() << 2 << QByteArray("usage: brokerctl publish");
-    QTest::addRow("bad-output") << QStringList{"health", "-o", "xml"} << QString() << 2 << QByteArray("--output is table or json");
+    QTest::addRow("unknown-command") << QStringList{"frobnicate"} << QString() << 2
+                                     << QByteArray("unknown command 'frobnicate'");
+    QTest::addRow("missing-argument") << QStringList{"publish"} << QString() << 2
+                                      << QByteArray("usage: brokerctl publish");
+    QTest::addRow("bad-output") << QStringList{"health", "-o", "xml"} << QString() << 2
+                                << QByteArray("--output is table, text or json");
     QTest::addRow("bad-url") << QStringList{"health"} << QString("ftp://x") << 2 << QByteArray("not an http(s) URL");
     QTest::addRow("http-error") << QStringList{"queues", "create", "bad name"} << QString() << 3
                                 << QByteArray("400 Invalid queue name (request ");
@@ -314,7 +325,8 @@ void TestBrokerctl::retriesUntilTheServerRecovers()
 void TestBrokerctl::doesNotRetryClientErrors()
 {
     FakeServer strict([](int) {
-        return response("401 Unauthorized", R"({"error":"Unauthorized - Invalid API key"})", "X-Request-ID: abc123\r\n");
+        return response("401 Unauthorized", R"({"error":"Unauthorized - Invalid API key"})",
+                        "X-Request-ID: abc123\r\n");
     });
     const Run r = ctl({"queues", "list"}, {}, strict.url(), {"RETRY_ATTEMPTS=3", "RETRY_DELAY=0.05"});
     QCOMPARE(r.exitCode, 3);
