@@ -106,10 +106,13 @@ QJsonObject openApiDocument(const Router &router, const QString &version)
         const NamedBodies *named = namedBodies(route);
         if (route.method == QHttpServerRequest::Method::Post || route.method == QHttpServerRequest::Method::Put
             || route.method == QHttpServerRequest::Method::Patch) {
-            const bool hasSchema = named && *named->request;
-            QJsonObject requestBody{{QStringLiteral("required"), hasSchema}};
-            setContentSchema(requestBody, hasSchema ? schemaRef(QString::fromLatin1(named->request))
-                                                    : QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}});
+            const bool namedRequest = named && *named->request;
+            const QJsonObject schema = !route.requestSchema.isEmpty() ? route.requestSchema
+                : namedRequest ? schemaRef(QString::fromLatin1(named->request))
+                                : QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}};
+            QJsonObject requestBody{
+                {QStringLiteral("required"), namedRequest || route.method == QHttpServerRequest::Method::Patch}};
+            setContentSchema(requestBody, schema);
             operation.insert(QStringLiteral("requestBody"), requestBody);
         }
         QJsonObject responses;
