@@ -14,9 +14,11 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTcpServer>
@@ -96,6 +98,8 @@ private Q_SLOTS:
     void firstStartOnATakenPortKeepsTheKey();
     void failedApplyKeepsTheBrokerRunning();
     void commandLinePortIsWhatTheFormShows();
+    void switchingToRedisSaysWhatStaysBehind_data();
+    void switchingToRedisSaysWhatStaysBehind();
     void testConnectionSaysWhetherRedisAnswers_data();
     void testConnectionSaysWhetherRedisAnswers();
 };
@@ -198,6 +202,51 @@ void TestSettingsPage::commandLinePortIsWhatTheFormShows()
     QVERIFY(desk.file("message_broker.yaml").contains(QStringLiteral("port: %1").arg(next).toUtf8()));
     QVERIFY(!source->isVisible()); // the file's port is in force now
     QVERIFY(desk.page()->changes().isEmpty());
+}
+
+// Before the memory store's queues go out of view, the page says where they stay (or that they
+// are lost without a journal); Cancel applies nothing, the question's button applies.
+void TestSettingsPage::switchingToRedisSaysWhatStaysBehind_data()
+{
+    QTest::addColumn<bool>("journal");
+    QTest::addColumn<QString>("told");
+    QTest::addRow("journaled-queues-stay") << true << "stay in its journal: they are not shown while the broker runs on Redis";
+    QTest::addRow("volatile-queues-are-lost") << false << "are lost when the broker restarts on Redis";
+}
+
+void TestSettingsPage::switchingToRedisSaysWhatStaysBehind()
+{
+    QFETCH(bool, journal);
+    QFETCH(QString, told);
+    BrokerClient client; // not started: the page only asks
+    SettingsPage page(client);
+    BrokerConfig config;
+    config.storage.journal.enabled = journal;
+    page.showConfig(config, "message_broker.yaml");
+    page.show();
+    QSignalSpy applied(&page, &SettingsPage::applyRequested);
+    auto *backend = page.findChild<QComboBox *>("backend");
+    backend->setCurrentIndex(backend->findData("redis"));
+    for (int answer = 0; answer < 2; ++answer) {
+        page.findChild<QPushButton *>("apply")->click();
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = page.findChild<QMessageBox *>()) != nullptr);
+        QVERIFY2(box->text().contains(told), qPrintable(box->text()));
+        QVERIFY(box->text().contains(QStringLiteral("%1:%2").arg(config.storage.redis.host).arg(config.storage.redis.port)));
+        if (answer == 0) {
+            box->button(QMessageBox::Cancel)->click();
+            QTRY_VERIFY(page.findChild<QMessageBox *>() == nullptr);
+            QCOMPARE(applied.size(), 0);
+            continue;
+        }
+        for (QAbstractButton *button : box->buttons()) {
+            if (button->text() == "Switch to Redis")
+                button->click();
+        }
+    }
+    QCOMPARE(applied.size(), 1);
+    const auto changes = applied.first().first().value<QList<ConfigChange>>();
+    QVERIFY(changes.contains(ConfigChange{"storage.backend", QStringLiteral("redis")}));
 }
 
 void TestSettingsPage::testConnectionSaysWhetherRedisAnswers_data()
