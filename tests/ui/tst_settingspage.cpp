@@ -119,6 +119,8 @@ void TestSettingsPage::firstStartOnATakenPortKeepsTheKey()
     QVERIFY2(desk.page()->problem().contains("did not start"), qPrintable(desk.page()->problem()));
     QVERIFY(desk.page()->problem().contains(QStringLiteral("127.0.0.1:%1").arg(taken.serverPort())));
     QCOMPARE(desk.page()->findChild<QSpinBox *>("port")->value(), int(taken.serverPort()));
+    if (!qEnvironmentVariableIsEmpty("BROKER_UI_SHOTS"))
+        desk.window->grab().save(qEnvironmentVariable("BROKER_UI_SHOTS") + "/settings-port-taken.png");
     QPushButton *useFree = desk.button("useFreePort");
     QVERIFY(useFree && useFree->isVisible());
     useFree->click();
@@ -154,6 +156,8 @@ void TestSettingsPage::failedApplyKeepsTheBrokerRunning()
 
     // The broker runs on what worked and answers there; the file says so too.
     QVERIFY(desk.page()->problem().contains("runs again on the previous settings"));
+    if (!qEnvironmentVariableIsEmpty("BROKER_UI_SHOTS"))
+        desk.window->grab().save(qEnvironmentVariable("BROKER_UI_SHOTS") + "/settings-apply-failed.png");
     QCOMPARE(status(desk.client->lastStart().apiUrl + "/health/live"), 200);
     QCOMPARE(desk.client->lastStart().config.api.port, 0);
     QVERIFY(desk.file("message_broker.yaml").contains("port: 0"));
