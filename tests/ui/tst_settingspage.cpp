@@ -256,15 +256,21 @@ void TestSettingsPage::switchingToRedisSaysWhatStaysBehind()
 void TestSettingsPage::testConnectionSaysWhetherRedisAnswers_data()
 {
     QTest::addColumn<bool>("serverUp");
-    QTest::addColumn<QString>("answer");
-    QTest::addRow("redis-answers") << true << "OK: Redis ";
-    QTest::addRow("nothing-listens") << false << "Failed: cannot connect";
+    QTest::addColumn<QString>("password");
+    QTest::addColumn<QString>("answer");  // how the line starts
+    QTest::addColumn<QString>("reason");  // what it names
+    QTest::addRow("redis-answers") << true << "" << "OK: Redis " << "127.0.0.1:";
+    QTest::addRow("nothing-listens") << false << "" << "Failed: " << "cannot connect";
+    // The test server has no password: AUTH is refused, as a wrong one would be.
+    QTest::addRow("auth-refused") << true << "not-the-password" << "Failed: " << "Redis refused AUTH";
 }
 
 void TestSettingsPage::testConnectionSaysWhetherRedisAnswers()
 {
     QFETCH(bool, serverUp);
+    QFETCH(QString, password);
     QFETCH(QString, answer);
+    QFETCH(QString, reason);
     Testing::RedisServer redis;
     int port = 0;
     if (serverUp) {
@@ -283,13 +289,15 @@ void TestSettingsPage::testConnectionSaysWhetherRedisAnswers()
     backend->setCurrentIndex(backend->findData("redis"));
     desk.page()->findChild<QLineEdit *>("redisHost")->setText("127.0.0.1");
     desk.page()->findChild<QSpinBox *>("redisPort")->setValue(port);
+    desk.page()->findChild<QLineEdit *>("redisPassword")->setText(password);
     QPushButton *test = desk.button("testRedis");
     QVERIFY(test->isEnabled());
     test->click();
     auto *result = desk.page()->findChild<QLabel *>("redisResult");
     QTRY_VERIFY_WITH_TIMEOUT(result->text().startsWith("OK") || result->text().startsWith("Failed"), 10000);
-    QVERIFY2(result->text().startsWith(answer), qPrintable(result->text()));
-    QVERIFY(result->text().contains(QStringLiteral("127.0.0.1:%1").arg(port)) || !serverUp);
+    QVERIFY2(result->text().startsWith(answer) && result->text().contains(reason), qPrintable(result->text()));
+    if (!password.isEmpty())
+        QVERIFY(!result->text().contains(password)); // never shown back
     QCOMPARE(desk.client->lastStart().storage, QString("memory")); // a test changes nothing
     QVERIFY(desk.running());
 }
