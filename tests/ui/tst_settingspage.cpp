@@ -9,6 +9,7 @@
 
 #include "../support/redisserver.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCryptographicHash>
 #include <QFile>
@@ -108,7 +109,7 @@ void TestSettingsPage::firstStartOnATakenPortKeepsTheKey()
 {
     QTcpServer taken;
     QVERIFY(taken.listen(QHostAddress::LocalHost, 0));
-    Desk desk(configOnPort(taken.serverPort()));
+    Desk desk(configOnPort(taken.serverPort()) + "storage: {memory: {journal: {enabled: true}}}\n");
     QTRY_COMPARE_WITH_TIMEOUT(desk.client->state(), BrokerClient::State::Failed, 10000);
 
     // Nothing was written that nobody saw, and no key is shown for a broker that is not there.
@@ -119,6 +120,8 @@ void TestSettingsPage::firstStartOnATakenPortKeepsTheKey()
     QVERIFY2(desk.page()->problem().contains("did not start"), qPrintable(desk.page()->problem()));
     QVERIFY(desk.page()->problem().contains(QStringLiteral("127.0.0.1:%1").arg(taken.serverPort())));
     QCOMPARE(desk.page()->findChild<QSpinBox *>("port")->value(), int(taken.serverPort()));
+    QVERIFY(desk.page()->findChild<QCheckBox *>("journal")->isChecked());
+    QVERIFY(desk.page()->changes().isEmpty());
     if (!qEnvironmentVariableIsEmpty("BROKER_UI_SHOTS"))
         desk.window->grab().save(qEnvironmentVariable("BROKER_UI_SHOTS") + "/settings-port-taken.png");
     QPushButton *useFree = desk.button("useFreePort");
