@@ -89,6 +89,7 @@ SettingsPage::SettingsPage(BrokerClient &client, QWidget *parent) : QWidget(pare
     m_redisDatabase = spinBox(0, 15, QString());
     storageForm->addRow(tr("Database"), m_redisDatabase);
     m_redisPassword = new QLineEdit;
+    m_redisPassword->setObjectName(QStringLiteral("redisPassword"));
     m_redisPassword->setEchoMode(QLineEdit::Password);
     m_redisPassword->setToolTip(tr("Leave empty to keep the password in force"));
     storageForm->addRow(tr("Password"), m_redisPassword);

@@ -43,6 +43,8 @@ private Q_SLOTS:
     void errorsPointAtTheLine_data();
     void errorsPointAtTheLine();
     void missingFileCanBeCreated();
+    void newKeysCanWaitForTheCaller_data();
+    void newKeysCanWaitForTheCaller();
     void changesPersist();
     void failedWriteChangesNothing();
     void keysAreUnique();
@@ -155,6 +157,50 @@ void TestUserDirectory::missingFileCanBeCreated()
     QCOMPARE(created->first().userId, "admin");
     QVERIFY(QFileInfo::exists(path));
     QCOMPARE(users.authenticate(created->first().apiKey)->roles, QStringList{"admin"});
+}
+
+// With SavedLater, load() keeps the hashes of the keys it makes in memory until saveNewKeys()
+// (or any change) writes them: a caller whose start fails leaves the file as it was.
+void TestUserDirectory::newKeysCanWaitForTheCaller_data()
+{
+    QTest::addColumn<QByteArray>("file"); // empty: none yet
+    QTest::addColumn<bool>("byChange");   // written by a change instead of saveNewKeys()
+    QTest::addRow("new-file-saved") << QByteArray() << false;
+    QTest::addRow("new-file-written-by-a-change") << QByteArray() << true;
+    QTest::addRow("placeholder-saved") << QByteArray("users:\n  ops: {role: admin, api_key: \"\"}\n") << false;
+}
+
+void TestUserDirectory::newKeysCanWaitForTheCaller()
+{
+    QFETCH(QByteArray, file);
+    QFETCH(bool, byChange);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("users.yaml");
+    if (!file.isEmpty()) {
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(file);
+    }
+    UserDirectory users(m_policy, m_clock);
+    const Result<QList<IssuedKey>> issued = users.load(path, true, UserDirectory::NewKeys::SavedLater);
+    QVERIFY(issued.ok());
+    QCOMPARE(issued->size(), 1);
+    QVERIFY(users.hasUnsavedKeys());
+    QCOMPARE(QFileInfo::exists(path), !file.isEmpty());
+    if (!file.isEmpty())
+        QCOMPARE(read(path), file);
+    QVERIFY(users.authenticate(issued->first().apiKey)); // in force in memory meanwhile
+
+    if (byChange)
+        QVERIFY(users.addUser("bob", "", {"consumer"}).ok());
+    else
+        QVERIFY(users.saveNewKeys().ok());
+    QVERIFY(!users.hasUnsavedKeys());
+    UserDirectory reread(m_policy, m_clock);
+    const Result<QList<IssuedKey>> again = reread.load(path);
+    QVERIFY(again.ok());
+    QVERIFY(again->isEmpty()); // no placeholder left: nothing new to show
+    QCOMPARE(reread.authenticate(issued->first().apiKey)->id, issued->first().userId);
 }
 
 void TestUserDirectory::changesPersist()

@@ -9,14 +9,17 @@
 
 #include "../support/redisserver.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCryptographicHash>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTcpServer>
@@ -96,6 +99,8 @@ private Q_SLOTS:
     void firstStartOnATakenPortKeepsTheKey();
     void failedApplyKeepsTheBrokerRunning();
     void commandLinePortIsWhatTheFormShows();
+    void switchingToRedisSaysWhatStaysBehind_data();
+    void switchingToRedisSaysWhatStaysBehind();
     void testConnectionSaysWhetherRedisAnswers_data();
     void testConnectionSaysWhetherRedisAnswers();
 };
@@ -104,7 +109,7 @@ void TestSettingsPage::firstStartOnATakenPortKeepsTheKey()
 {
     QTcpServer taken;
     QVERIFY(taken.listen(QHostAddress::LocalHost, 0));
-    Desk desk(configOnPort(taken.serverPort()));
+    Desk desk(configOnPort(taken.serverPort()) + "storage: {memory: {journal: {enabled: true}}}\n");
     QTRY_COMPARE_WITH_TIMEOUT(desk.client->state(), BrokerClient::State::Failed, 10000);
 
     // Nothing was written that nobody saw, and no key is shown for a broker that is not there.
@@ -115,6 +120,10 @@ void TestSettingsPage::firstStartOnATakenPortKeepsTheKey()
     QVERIFY2(desk.page()->problem().contains("did not start"), qPrintable(desk.page()->problem()));
     QVERIFY(desk.page()->problem().contains(QStringLiteral("127.0.0.1:%1").arg(taken.serverPort())));
     QCOMPARE(desk.page()->findChild<QSpinBox *>("port")->value(), int(taken.serverPort()));
+    QVERIFY(desk.page()->findChild<QCheckBox *>("journal")->isChecked());
+    QVERIFY(desk.page()->changes().isEmpty());
+    if (!qEnvironmentVariableIsEmpty("BROKER_UI_SHOTS"))
+        desk.window->grab().save(qEnvironmentVariable("BROKER_UI_SHOTS") + "/settings-port-taken.png");
     QPushButton *useFree = desk.button("useFreePort");
     QVERIFY(useFree && useFree->isVisible());
     useFree->click();
@@ -150,6 +159,8 @@ void TestSettingsPage::failedApplyKeepsTheBrokerRunning()
 
     // The broker runs on what worked and answers there; the file says so too.
     QVERIFY(desk.page()->problem().contains("runs again on the previous settings"));
+    if (!qEnvironmentVariableIsEmpty("BROKER_UI_SHOTS"))
+        desk.window->grab().save(qEnvironmentVariable("BROKER_UI_SHOTS") + "/settings-apply-failed.png");
     QCOMPARE(status(desk.client->lastStart().apiUrl + "/health/live"), 200);
     QCOMPARE(desk.client->lastStart().config.api.port, 0);
     QVERIFY(desk.file("message_broker.yaml").contains("port: 0"));
@@ -200,18 +211,69 @@ void TestSettingsPage::commandLinePortIsWhatTheFormShows()
     QVERIFY(desk.page()->changes().isEmpty());
 }
 
+// Before the memory store's queues go out of view, the page says where they stay (or that they
+// are lost without a journal); Cancel applies nothing, the question's button applies.
+void TestSettingsPage::switchingToRedisSaysWhatStaysBehind_data()
+{
+    QTest::addColumn<bool>("journal");
+    QTest::addColumn<QString>("told");
+    QTest::addRow("journaled-queues-stay") << true << "stay in its journal: they are not shown while the broker runs on Redis";
+    QTest::addRow("volatile-queues-are-lost") << false << "are lost when the broker restarts on Redis";
+}
+
+void TestSettingsPage::switchingToRedisSaysWhatStaysBehind()
+{
+    QFETCH(bool, journal);
+    QFETCH(QString, told);
+    BrokerClient client; // not started: the page only asks
+    SettingsPage page(client);
+    BrokerConfig config;
+    config.storage.journal.enabled = journal;
+    page.showConfig(config, "message_broker.yaml");
+    page.show();
+    QSignalSpy applied(&page, &SettingsPage::applyRequested);
+    auto *backend = page.findChild<QComboBox *>("backend");
+    backend->setCurrentIndex(backend->findData("redis"));
+    for (int answer = 0; answer < 2; ++answer) {
+        page.findChild<QPushButton *>("apply")->click();
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = page.findChild<QMessageBox *>()) != nullptr);
+        QVERIFY2(box->text().contains(told), qPrintable(box->text()));
+        QVERIFY(box->text().contains(QStringLiteral("%1:%2").arg(config.storage.redis.host).arg(config.storage.redis.port)));
+        if (answer == 0) {
+            box->button(QMessageBox::Cancel)->click();
+            QTRY_VERIFY(page.findChild<QMessageBox *>() == nullptr);
+            QCOMPARE(applied.size(), 0);
+            continue;
+        }
+        for (QAbstractButton *button : box->buttons()) {
+            if (button->text() == "Switch to Redis")
+                button->click();
+        }
+    }
+    QCOMPARE(applied.size(), 1);
+    const auto changes = applied.first().first().value<QList<ConfigChange>>();
+    QVERIFY(changes.contains(ConfigChange{"storage.backend", QStringLiteral("redis")}));
+}
+
 void TestSettingsPage::testConnectionSaysWhetherRedisAnswers_data()
 {
     QTest::addColumn<bool>("serverUp");
-    QTest::addColumn<QString>("answer");
-    QTest::addRow("redis-answers") << true << "OK: Redis ";
-    QTest::addRow("nothing-listens") << false << "Failed: cannot connect";
+    QTest::addColumn<QString>("password");
+    QTest::addColumn<QString>("answer");  // how the line starts
+    QTest::addColumn<QString>("reason");  // what it names
+    QTest::addRow("redis-answers") << true << "" << "OK: Redis " << "127.0.0.1:";
+    QTest::addRow("nothing-listens") << false << "" << "Failed: " << "cannot connect";
+    // The test server has no password: AUTH is refused, as a wrong one would be.
+    QTest::addRow("auth-refused") << true << "not-the-password" << "Failed: " << "Redis refused AUTH";
 }
 
 void TestSettingsPage::testConnectionSaysWhetherRedisAnswers()
 {
     QFETCH(bool, serverUp);
+    QFETCH(QString, password);
     QFETCH(QString, answer);
+    QFETCH(QString, reason);
     Testing::RedisServer redis;
     int port = 0;
     if (serverUp) {
@@ -230,13 +292,15 @@ void TestSettingsPage::testConnectionSaysWhetherRedisAnswers()
     backend->setCurrentIndex(backend->findData("redis"));
     desk.page()->findChild<QLineEdit *>("redisHost")->setText("127.0.0.1");
     desk.page()->findChild<QSpinBox *>("redisPort")->setValue(port);
+    desk.page()->findChild<QLineEdit *>("redisPassword")->setText(password);
     QPushButton *test = desk.button("testRedis");
     QVERIFY(test->isEnabled());
     test->click();
     auto *result = desk.page()->findChild<QLabel *>("redisResult");
     QTRY_VERIFY_WITH_TIMEOUT(result->text().startsWith("OK") || result->text().startsWith("Failed"), 10000);
-    QVERIFY2(result->text().startsWith(answer), qPrintable(result->text()));
-    QVERIFY(result->text().contains(QStringLiteral("127.0.0.1:%1").arg(port)) || !serverUp);
+    QVERIFY2(result->text().startsWith(answer) && result->text().contains(reason), qPrintable(result->text()));
+    if (!password.isEmpty())
+        QVERIFY(!result->text().contains(password)); // never shown back
     QCOMPARE(desk.client->lastStart().storage, QString("memory")); // a test changes nothing
     QVERIFY(desk.running());
 }
