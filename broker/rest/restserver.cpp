@@ -3,6 +3,7 @@
 
 #include "connectionquota.h"
 #include "guardedtcpserver.h"
+#include "messageactionscontroller.h"
 #include "messagescontroller.h"
 #include "operationscontroller.h"
 #include "queuescontroller.h"
@@ -21,6 +22,7 @@ RestServer::RestServer(RestContext context, QObject *parent)
       m_requests(m_context.clock, m_context.options.requestsPerMinute, m_context.options.burst)
 {
     m_controllers.push_back(std::make_unique<QueuesController>(m_context, m_router));
+    m_controllers.push_back(std::make_unique<MessageActionsController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<MessagesController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<UsersController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<OperationsController>(m_context, m_router, *this));
