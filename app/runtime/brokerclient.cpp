@@ -268,6 +268,24 @@ QFuture<Result<qint64>> BrokerClient::redrive(const QString &queue, qint64 limit
     });
 }
 
+QFuture<Result<RedriveResult>> BrokerClient::redrive(const QString &queue, const RedriveRequest &request)
+{
+    RedriveRequest asDesktop = request;
+    asDesktop.user = desktopUser();
+    return call<RedriveResult>([queue, asDesktop](BrokerHost &host, auto done) {
+        host.broker()->redrive(queue, asDesktop, std::move(done));
+    });
+}
+
+QFuture<Result<MessageActionResult>> BrokerClient::messageAction(const QString &queue, const MessageAction &action)
+{
+    MessageAction asDesktop = action;
+    asDesktop.user = desktopUser();
+    return call<MessageActionResult>([queue, asDesktop](BrokerHost &host, auto done) {
+        host.broker()->messageAction(queue, asDesktop, std::move(done));
+    });
+}
+
 QFuture<Result<QList<MessageEvent>>> BrokerClient::lifecycle(const QString &messageId)
 {
     return call<QList<MessageEvent>>([messageId](BrokerHost &host, auto done) {

@@ -8,6 +8,7 @@
 #include "core/configchange.h"
 #include "core/errorrecord.h"
 #include "core/message.h"
+#include "core/messageaction.h"
 #include "core/queueconfigchange.h"
 #include "core/queueinfo.h"
 #include "core/redisoptions.h"
@@ -73,6 +74,10 @@ public:
     // Messages of one state, filtered server-side (BrowseQuery: state, page, text, header, id).
     QFuture<Result<BrowsePage>> browse(const QString &queue, const BrowseQuery &query);
     QFuture<Result<qint64>> redrive(const QString &queue, qint64 limit);
+    // A redrive of chosen messages with edited payloads, or a dry run that moves nothing.
+    QFuture<Result<RedriveResult>> redrive(const QString &queue, const RedriveRequest &request);
+    // Delete, requeue, move or dead-letter chosen messages (MessageAction).
+    QFuture<Result<MessageActionResult>> messageAction(const QString &queue, const MessageAction &action);
     QFuture<Result<QList<MessageEvent>>> lifecycle(const QString &messageId);
 
     QFuture<Result<IssuedKey>> addUser(const QString &id, const QString &name, const QStringList &roles);

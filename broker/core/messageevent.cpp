@@ -16,6 +16,9 @@ const char *messageEventKindName(MessageEventKind kind)
     case MessageEventKind::Dropped: return "dropped";
     case MessageEventKind::Redriven: return "redriven";
     case MessageEventKind::Purged: return "purged";
+    case MessageEventKind::Deleted: return "deleted";
+    case MessageEventKind::Moved: return "moved";
+    case MessageEventKind::Requeued: return "requeued";
     }
     return "unknown";
 }

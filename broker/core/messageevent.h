@@ -16,6 +16,9 @@ enum class MessageEventKind : quint8 {
     Dropped,      // given up on with no dead-letter queue (detail: the reason)
     Redriven,     // moved from a dead-letter queue back to its origin (queue: the origin)
     Purged,       // the whole queue was emptied (sequence 0, detail: how many)
+    Deleted,      // removed by an operator (POST /queues/{q}/messages/actions)
+    Moved,        // moved by an operator to another queue (detail: the target)
+    Requeued,     // made deliverable now by an operator (a lease or a delay ended early)
 };
 
 const char *messageEventKindName(MessageEventKind kind);

@@ -4,6 +4,7 @@
 #include "core/brokersnapshot.h"
 #include "core/browsequery.h"
 #include "core/message.h"
+#include "core/messageaction.h"
 #include "core/messageevent.h"
 #include "core/queueconfigchange.h"
 #include "core/queueinfo.h"
@@ -96,9 +97,16 @@ public:
     // State Dead reads the queue's dead-letter queue for messages from it (or, for a queue without
     // one, its own dead-lettered messages: the rule redrive follows). Query already validated.
     virtual void browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done) = 0;
-    // Moves up to `limit` (<= 0: all) dead-lettered messages back to their origin queues. `name`
-    // is either a dead-letter queue, or a queue whose dead-letter queue holds messages from it.
-    virtual void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) = 0;
+    // Acts on the messages `action.ids` names, wherever they stand (see MessageAction); completes
+    // with how many it acted on and the ids it does not hold. Move: "Target queue not found" (404)
+    // when the target is missing, QueueFull when the ids asked for do not all fit in it (nothing
+    // moves). DeadLetter: Conflict when the queue has no dead-letter queue.
+    virtual void messageAction(const QString &name, const MessageAction &action, Completion<MessageActionResult> done) = 0;
+    // Moves dead-lettered messages back to their origin queues: `request.ids` (any: up to
+    // `request.limit`, <= 0 all), each with its edit when it has one. `name` is either a
+    // dead-letter queue, or a queue whose dead-letter queue holds messages from it. Messages whose
+    // origin is gone stay. Stores ignore dryRun: a dry run is the engine's (it moves nothing).
+    virtual void redrive(const QString &name, const RedriveRequest &request, Completion<RedriveResult> done) = 0;
 
     // Expires leases and TTLs, releases due delayed messages. Completes with the time (ms since
     // the epoch) when it next has something to do, or 0 when it does not know.

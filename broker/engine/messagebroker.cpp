@@ -244,13 +244,6 @@ void MessageBroker::browse(const QString &queue, qint64 offset, qint64 limit, Co
     browse(queue, query, std::move(done));
 }
 
-void MessageBroker::redrive(const QString &queue, qint64 limit, const QString &user, Completion<qint64> done)
-{
-    if (const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::redriveLimit(limit)}); !valid)
-        return done(valid.error());
-    m_store.redrive(queue, limit, user, watched("redrive", std::move(done)));
-}
-
 // Processors -----------------------------------------------------------------------------------
 
 int MessageBroker::registerProcessor(const QString &queue, Processor processor)

@@ -75,7 +75,15 @@ public:
     void browse(const QString &queue, qint64 offset, qint64 limit, Completion<BrowsePage> done);
     // Messages of one state, filtered (see BrowseQuery); never changes them.
     void browse(const QString &queue, const BrowseQuery &query, Completion<BrowsePage> done);
+    // Moves up to `limit` (0: all) dead-lettered messages back (a redrive without a selection).
     void redrive(const QString &queue, qint64 limit, const QString &user, Completion<qint64> done);
+    // A redrive of chosen messages (ids; edits alone choose theirs too), each with its edited
+    // payload; a dry run answers what would move (payload before and after) and moves nothing.
+    void redrive(const QString &queue, const RedriveRequest &request, Completion<RedriveResult> done);
+    // The input rules of that redrive, for callers that must judge it before other checks (REST).
+    Result<void> checkRedrive(const QString &queue, const RedriveRequest &request) const;
+    // Deletes, requeues, moves or dead-letters the messages `action.ids` names (MessageAction).
+    void messageAction(const QString &queue, const MessageAction &action, Completion<MessageActionResult> done);
 
     // In-process consumers. Returns an id for unregisterProcessor.
     int registerProcessor(const QString &queue, Processor processor);
@@ -128,6 +136,7 @@ private:
         };
     }
     static bool isStoreFailure(ErrorCode code);
+    void previewRedrive(const QString &queue, const RedriveRequest &request, Completion<RedriveResult> done);
     // Runs `then` once the dead-letter queue `dlq` exists (created with the defaults when missing).
     void ensureDeadLetterQueue(const QString &dlq, std::function<void()> then);
 

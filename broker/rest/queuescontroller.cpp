@@ -40,9 +40,6 @@ QueuesController::QueuesController(RestContext &context, Router &router) : Contr
                 {QStringLiteral("offset"), QStringLiteral("limit"), QStringLiteral("state"), QStringLiteral("q"),
                  QStringLiteral("header"), QStringLiteral("id")},
                 bind(&QueuesController::browse)});
-    router.add({Method::Post, QStringLiteral("/queues/{name}/redrive"),
-                QStringLiteral("Move dead-lettered messages back to their origin queues"),
-                QStringLiteral("purge_queue:{name}"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::redrive)});
     router.add({Method::Get, QStringLiteral("/queues/{name}/events"),
                 QStringLiteral("Recent message events of a queue"), QStringLiteral("peek:{name}"), true,
                 {200, 400, 403, 404}, {QStringLiteral("limit")}, bind(&QueuesController::events)});
@@ -218,26 +215,6 @@ void QueuesController::browse(const ExchangePtr &exchange)
         out.key("scanned").value(page->scanned).key("truncated").value(page->truncated);
         out.endObject();
         exchange->sendJsonText(200, out.text());
-    });
-}
-
-void QueuesController::redrive(const ExchangePtr &exchange)
-{
-    const QString name = exchange->params.value(0);
-    const Result<QJsonObject> body = exchange->jsonBody(m_context.options.maxJsonDepth, true);
-    if (!check(exchange, Validation::queueName(name)) || !check(exchange, body))
-        return;
-    const Result<qint64> limit = fieldInteger(*body, "limit", 0, std::numeric_limits<int>::max(), 0);
-    if (!check(exchange, limit) || !m_context.permit(exchange, AccessPolicy::purge(name)))
-        return;
-    const QString user = exchange->user->id;
-    m_context.broker.redrive(name, *limit, user, [exchange](Result<qint64> moved) {
-        if (!check(exchange, moved))
-            return;
-        QJsonObject json;
-        json.insert(QStringLiteral("success"), true);
-        json.insert(QStringLiteral("moved"), *moved);
-        exchange->sendJson(200, json);
     });
 }
 

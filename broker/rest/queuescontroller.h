@@ -5,7 +5,8 @@
 
 namespace Broker::Rest {
 
-// /queues: create, list, detail, change options, delete, purge, browse, redrive.
+// /queues: create, list, detail, change options, delete, purge, browse (redrive and message
+// actions: MessageActionsController).
 class QueuesController final : public Controller
 {
 public:
@@ -19,7 +20,6 @@ private:
     void remove(const ExchangePtr &exchange);
     void purge(const ExchangePtr &exchange);
     void browse(const ExchangePtr &exchange);
-    void redrive(const ExchangePtr &exchange);
     void events(const ExchangePtr &exchange);
 };
 

@@ -4,6 +4,7 @@
 #include "connectionquota.h"
 #include "definitionscontroller.h"
 #include "guardedtcpserver.h"
+#include "messageactionscontroller.h"
 #include "messagescontroller.h"
 #include "operationscontroller.h"
 #include "queuescontroller.h"
@@ -22,6 +23,7 @@ RestServer::RestServer(RestContext context, QObject *parent)
       m_requests(m_context.clock, m_context.options.requestsPerMinute, m_context.options.burst)
 {
     m_controllers.push_back(std::make_unique<QueuesController>(m_context, m_router));
+    m_controllers.push_back(std::make_unique<MessageActionsController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<MessagesController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<UsersController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<DefinitionsController>(m_context, m_router));

@@ -394,7 +394,15 @@ void JournaledStore::apply(const JournalRecord &record, Sink &&sink)
     case JournalRecord::Kind::Ack: m_memory.ack(record.queue, record.ref, forward); break;
     case JournalRecord::Kind::Nack: m_memory.nack(record.queue, record.ref, record.amount, forward); break;
     case JournalRecord::Kind::Extend: m_memory.extend(record.queue, record.ref, record.amount, forward); break;
-    case JournalRecord::Kind::Redrive: m_memory.redrive(record.queue, record.amount, record.user, forward); break;
+    case JournalRecord::Kind::Redrive: {
+        RedriveRequest request;
+        request.limit = record.amount;
+        request.user = record.user;
+        m_memory.redrive(record.queue, request, forward);
+        break;
+    }
+    case JournalRecord::Kind::RedriveSelected: m_memory.redrive(record.queue, record.redrive, forward); break;
+    case JournalRecord::Kind::MessageAction: m_memory.messageAction(record.queue, record.action, forward); break;
     case JournalRecord::Kind::Maintenance: m_memory.runMaintenance(forward); break;
     }
 }
@@ -535,12 +543,23 @@ void JournaledStore::extend(const QString &name, const MessageRef &ref, qint64 v
     journaled<qint64>(std::move(record), whenSucceeded<qint64>(), std::move(done));
 }
 
-void JournaledStore::redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done)
+void JournaledStore::messageAction(const QString &name, const MessageAction &action, Completion<MessageActionResult> done)
 {
-    JournalRecord record = JournalRecord::of(JournalRecord::Kind::Redrive, name);
-    record.amount = limit;
-    record.user = user;
-    journaled<qint64>(std::move(record), whenSucceeded<qint64>(), std::move(done));
+    JournalRecord record = JournalRecord::of(JournalRecord::Kind::MessageAction, name);
+    record.action = action;
+    journaled<MessageActionResult>(std::move(record), whenSucceeded<MessageActionResult>(), std::move(done));
+}
+
+void JournaledStore::redrive(const QString &name, const RedriveRequest &request, Completion<RedriveResult> done)
+{
+    // A plain redrive keeps the record it always had; a selective one needs its ids and edits.
+    JournalRecord record = JournalRecord::of(
+        request.isSelective() ? JournalRecord::Kind::RedriveSelected : JournalRecord::Kind::Redrive, name);
+    record.amount = request.limit;
+    record.user = request.user;
+    record.redrive = request;
+    record.redrive.dryRun = false;
+    journaled<RedriveResult>(std::move(record), whenSucceeded<RedriveResult>(), std::move(done));
 }
 
 void JournaledStore::runMaintenance(Completion<qint64> done)

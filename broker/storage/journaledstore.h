@@ -123,7 +123,8 @@ public:
     {
         m_memory.browse(name, query, std::move(done));
     }
-    void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) override;
+    void messageAction(const QString &name, const MessageAction &action, Completion<MessageActionResult> done) override;
+    void redrive(const QString &name, const RedriveRequest &request, Completion<RedriveResult> done) override;
     void runMaintenance(Completion<qint64> done) override;
 
 private:

@@ -6,6 +6,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
+
 namespace Broker {
 
 namespace {
@@ -60,6 +62,18 @@ QByteArray JournalRecord::encode() const
     case Kind::Nack:
     case Kind::Extend: out << queue; writeRef(out, ref); out << amount; break;
     case Kind::Redrive: out << queue << amount << user; break;
+    case Kind::MessageAction:
+        out << queue << quint8(action.kind) << action.ids << action.target << action.user;
+        break;
+    case Kind::RedriveSelected: {
+        out << queue << redrive.limit << redrive.ids << redrive.user << quint32(redrive.edits.size());
+        // In id order, so that one request always gives the same bytes.
+        QList<QString> edited = redrive.edits.keys();
+        std::sort(edited.begin(), edited.end());
+        for (const QString &id : edited)
+            out << id << redrive.edits.value(id);
+        break;
+    }
     case Kind::Maintenance: break;
     }
     return bytes;
@@ -72,7 +86,7 @@ Result<JournalRecord> JournalRecord::decode(const QByteArray &payload)
     JournalRecord record;
     quint8 kind = 0;
     in >> kind >> record.timeMs >> record.receipts;
-    if (kind < quint8(Kind::Seed) || kind > quint8(Kind::UpdateQueue))
+    if (kind < quint8(Kind::Seed) || kind > quint8(Kind::RedriveSelected))
         return Error{ErrorCode::Internal, QStringLiteral("unknown record kind %1").arg(kind)};
     record.kind = Kind(kind);
     switch (record.kind) {
@@ -108,6 +122,25 @@ Result<JournalRecord> JournalRecord::decode(const QByteArray &payload)
     case Kind::Nack:
     case Kind::Extend: in >> record.queue; readRef(in, record.ref); in >> record.amount; break;
     case Kind::Redrive: in >> record.queue >> record.amount >> record.user; break;
+    case Kind::MessageAction: {
+        quint8 action = 0;
+        in >> record.queue >> action >> record.action.ids >> record.action.target >> record.action.user;
+        if (action > quint8(MessageAction::Kind::DeadLetter))
+            in.setStatus(QDataStream::ReadCorruptData);
+        record.action.kind = MessageAction::Kind(action);
+        break;
+    }
+    case Kind::RedriveSelected: {
+        quint32 edits = 0;
+        in >> record.queue >> record.redrive.limit >> record.redrive.ids >> record.redrive.user >> edits;
+        for (quint32 i = 0; i < edits && in.status() == QDataStream::Ok; ++i) {
+            QString id;
+            QByteArray edited;
+            in >> id >> edited;
+            record.redrive.edits.insert(id, edited);
+        }
+        break;
+    }
     case Kind::Maintenance: break;
     }
     if (in.status() != QDataStream::Ok || !in.atEnd())

@@ -35,6 +35,8 @@ struct JournalRecord
         Maintenance,
         Base,          // first record of a journal that builds on a snapshot (sequence: its id)
         UpdateQueue,   // options changed (PATCH /queues/{q})
+        MessageAction, // delete, requeue, move, dead-letter chosen messages
+        RedriveSelected, // a redrive with chosen ids and edited payloads (Redrive: by limit only)
     };
 
     Kind kind = Kind::Seed;
@@ -49,6 +51,8 @@ struct JournalRecord
     ConsumeRequest consume;      // Consume (stillWanted is asked live and never written)
     MessageRef ref;              // Ack, Nack, Extend
     qint64 amount = 0;           // Nack: delay ms; Extend: visibility ms; Redrive: limit
+    MessageAction action;        // MessageAction (its user too)
+    RedriveRequest redrive;      // RedriveSelected (its user too)
 
     static JournalRecord of(Kind kind, const QString &queue)
     {

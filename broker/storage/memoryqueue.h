@@ -5,6 +5,8 @@
 #include "browsefilter.h"
 #include "storedmessage.h"
 
+#include <QSet>
+
 #include <vector>
 
 namespace Broker {
@@ -63,8 +65,15 @@ public:
     virtual BrowsePage browse(const BrowseQuery &query, const BrowseFilter &filter) const = 0;
     // Drops everything; returns how many messages that was.
     virtual qint64 purge() = 0;
-    // Removes up to `limit` dead-lettered messages (from `origin`, or from anywhere when empty).
-    virtual void takeDeadLettered(const QString &origin, qint64 limit, std::vector<StoredMessage> &out) = 0;
+    // Removes up to `limit` (<= 0: all) dead-lettered messages (from `origin`, or from anywhere
+    // when empty; only those in `only` when given), in order.
+    virtual void takeDeadLettered(const QString &origin, qint64 limit, const QSet<quint64> *only,
+                                  std::vector<StoredMessage> &out) = 0;
+    // Removes the messages with these sequence numbers, whatever their state (a lease ends).
+    virtual void takeMessages(const QSet<quint64> &sequences, std::vector<StoredMessage> &out) = 0;
+    // Makes these messages deliverable now: delayed ones become ready, leased ones come back as a
+    // nack would (their receipts go stale). Ready ones stay. `found` gets every one the queue holds.
+    virtual void requeueMessages(const QSet<quint64> &sequences, const QString &user, QSet<quint64> &found) = 0;
     // Expires leases and TTLs, releases due delays. Returns the next time it has work (0: none)
     // and sets `becameAvailable` when messages became deliverable.
     virtual qint64 maintain(bool &becameAvailable) = 0;

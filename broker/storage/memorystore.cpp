@@ -213,50 +213,6 @@ void MemoryStore::browse(const QString &name, const BrowseQuery &query, Completi
     done((*dlq)->browse(query, BrowseFilter(query, name)));
 }
 
-void MemoryStore::redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done)
-{
-    const Result<MemoryQueue *> found = find(name);
-    if (!found)
-        return done(found.error());
-    // Asked of a queue with a dead-letter queue: bring back what it sent there. Asked of any other
-    // queue: send each dead-lettered message in it back where it came from.
-    MemoryQueue *source = *found;
-    QString origin;
-    const QString &dlqName = source->config().deadLetterQueue;
-    if (!dlqName.isEmpty()) {
-        const Result<MemoryQueue *> dlq = find(dlqName);
-        if (!dlq)
-            return done(qint64(0));
-        source = *dlq;
-        origin = name;
-    }
-
-    std::vector<StoredMessage> taken;
-    source->takeDeadLettered(origin, limit, taken);
-    qint64 moved = 0;
-    for (StoredMessage &message : taken) {
-        const Result<MemoryQueue *> target = find(message.extras->originQueue);
-        if (!target) { // the origin is gone: leave the message where it was
-            source->add(std::move(message));
-            continue;
-        }
-        const QString from = source->name();
-        MessageExtras &extras = *message.extras;
-        extras.originQueue.clear();
-        extras.deadLetterReason.clear();
-        extras.deadLetteredAtMs = 0;
-        extras.ttlStartMs = nowMs();
-        message.deliveryCount = 0;
-        message.notBeforeMs = 0;
-        ++(*target)->counters().redriven;
-        recordEvent(MessageEventKind::Redriven, **target, message, user, from);
-        (*target)->add(std::move(message));
-        announceAvailable((*target)->name());
-        ++moved;
-    }
-    done(moved);
-}
-
 void MemoryStore::runMaintenance(Completion<qint64> done)
 {
     // Dead-lettering may create a queue; work on a stable list.

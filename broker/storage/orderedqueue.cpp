@@ -194,7 +194,8 @@ qint64 OrderedQueue::purge()
     return removed;
 }
 
-void OrderedQueue::takeDeadLettered(const QString &origin, qint64 limit, std::vector<StoredMessage> &out)
+void OrderedQueue::takeDeadLettered(const QString &origin, qint64 limit, const QSet<quint64> *only,
+                                    std::vector<StoredMessage> &out)
 {
     qint64 taken = 0;
     m_ready->removeIf(
@@ -203,10 +204,63 @@ void OrderedQueue::takeDeadLettered(const QString &origin, qint64 limit, std::ve
                 return false;
             if (!origin.isEmpty() && message.extras->originQueue != origin)
                 return false;
+            if (only && !only->contains(message.sequence))
+                return false;
             ++taken;
             return true;
         },
         out);
+}
+
+void OrderedQueue::takeMessages(const QSet<quint64> &sequences, std::vector<StoredMessage> &out)
+{
+    if (sequences.isEmpty())
+        return;
+    for (const quint64 sequence : sequences) {
+        const auto lease = m_leases.find(sequence);
+        if (lease != m_leases.end())
+            out.push_back(releaseLease(lease));
+    }
+    for (auto it = m_delayed.begin(); it != m_delayed.end();) {
+        if (sequences.contains(it->second.sequence)) {
+            out.push_back(std::move(it->second));
+            it = m_delayed.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    if (qsizetype(out.size()) < sequences.size())
+        m_ready->removeIf([&](const StoredMessage &message) { return sequences.contains(message.sequence); }, out);
+}
+
+void OrderedQueue::requeueMessages(const QSet<quint64> &sequences, const QString &user, QSet<quint64> &found)
+{
+    for (const quint64 sequence : sequences) {
+        const auto lease = m_leases.find(sequence);
+        if (lease == m_leases.end())
+            continue;
+        StoredMessage message = releaseLease(lease);
+        m_host.recordEvent(MessageEventKind::Requeued, *this, message, user);
+        found.insert(sequence);
+        m_ready->requeue(std::move(message)); // back where it stood, as after a nack
+    }
+    for (auto it = m_delayed.begin(); it != m_delayed.end();) {
+        if (!sequences.contains(it->second.sequence)) {
+            ++it;
+            continue;
+        }
+        StoredMessage message = std::move(it->second);
+        it = m_delayed.erase(it);
+        message.notBeforeMs = 0;
+        m_host.recordEvent(MessageEventKind::Requeued, *this, message, user);
+        found.insert(message.sequence);
+        m_ready->push(std::move(message)); // as if its delay had just ended
+    }
+    m_ready->forEach([&](const StoredMessage &message) {
+        if (sequences.contains(message.sequence))
+            found.insert(message.sequence);
+        return true;
+    });
 }
 
 qint64 OrderedQueue::maintain(bool &becameAvailable)

@@ -28,7 +28,10 @@ public:
     Result<qint64> extend(const MessageRef &ref, qint64 visibilityMs) override;
     BrowsePage browse(const BrowseQuery &query, const BrowseFilter &filter) const override;
     qint64 purge() override;
-    void takeDeadLettered(const QString &origin, qint64 limit, std::vector<StoredMessage> &out) override;
+    void takeDeadLettered(const QString &origin, qint64 limit, const QSet<quint64> *only,
+                          std::vector<StoredMessage> &out) override;
+    void takeMessages(const QSet<quint64> &sequences, std::vector<StoredMessage> &out) override;
+    void requeueMessages(const QSet<quint64> &sequences, const QString &user, QSet<quint64> &found) override;
     qint64 maintain(bool &becameAvailable) override;
     void save(QDataStream &out) const override;
     void load(QDataStream &in) override;

@@ -67,7 +67,10 @@ public:
     void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done);
     // browse.lua reads the state; a filtered browse gets its candidates and checks them exactly here.
     void browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done);
-    void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done);
+    // message_action.lua: one script per action, atomic.
+    void messageAction(const QString &name, const MessageAction &action, Completion<MessageActionResult> done);
+    // redrive.lua with the selection and the edits (dry runs are the engine's).
+    void redrive(const QString &name, const RedriveRequest &request, Completion<RedriveResult> done);
     void runMaintenance(Completion<qint64> done);
 
     // drain.lua's answers for a spooled batch.

@@ -37,6 +37,7 @@ Set::Set()
       browse(load("browse")),
       purge(load("purge")),
       redrive(load("redrive")),
+      messageAction(load("message_action")),
       streamConsume(load("stream_consume")),
       streamSettle(load("stream_settle")),
       streamMaintain(load("stream_maintain")),
@@ -58,6 +59,8 @@ std::optional<MessageEventKind> eventKind(const QByteArray &name)
         {"LeaseExpired", MessageEventKind::LeaseExpired}, {"Expired", MessageEventKind::Expired},
         {"DeadLettered", MessageEventKind::DeadLettered}, {"Dropped", MessageEventKind::Dropped},
         {"Redriven", MessageEventKind::Redriven},     {"Delivered", MessageEventKind::Delivered},
+        {"Deleted", MessageEventKind::Deleted},       {"Moved", MessageEventKind::Moved},
+        {"Requeued", MessageEventKind::Requeued},
     };
     const auto it = kinds.constFind(name);
     return it == kinds.cend() ? std::nullopt : std::optional(it.value());
@@ -135,6 +138,10 @@ Result<void> replyError(const RedisReply &reply)
         return StoreErrors::staleReceipt();
     if (code == "AMBIGUOUS")
         return StoreErrors::pendingInSeveralGroups();
+    if (code == "TARGET_NOT_FOUND")
+        return StoreErrors::targetNotFound();
+    if (code == "NO_DLQ")
+        return StoreErrors::noDeadLetterQueue();
     if (code == "WRONG_KIND")
         return Error{ErrorCode::Conflict, QStringLiteral("The queue was replaced by another broker; try again")};
     return Error{ErrorCode::Internal, QStringLiteral("Redis error: %1").arg(QString::fromUtf8(reply.string))};

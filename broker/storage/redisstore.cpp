@@ -176,9 +176,14 @@ void RedisStore::browse(const QString &name, const BrowseQuery &query, Completio
     m_operations.browse(name, query, std::move(done));
 }
 
-void RedisStore::redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done)
+void RedisStore::messageAction(const QString &name, const MessageAction &action, Completion<MessageActionResult> done)
 {
-    m_operations.redrive(name, limit, user, std::move(done));
+    m_operations.messageAction(name, action, std::move(done));
+}
+
+void RedisStore::redrive(const QString &name, const RedriveRequest &request, Completion<RedriveResult> done)
+{
+    m_operations.redrive(name, request, std::move(done));
 }
 
 void RedisStore::runMaintenance(Completion<qint64> done)

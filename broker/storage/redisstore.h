@@ -88,7 +88,8 @@ public:
     void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done) override;
     void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done) override;
     void browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done) override;
-    void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) override;
+    void messageAction(const QString &name, const MessageAction &action, Completion<MessageActionResult> done) override;
+    void redrive(const QString &name, const RedriveRequest &request, Completion<RedriveResult> done) override;
     void runMaintenance(Completion<qint64> done) override;
 
 private:

@@ -46,6 +46,18 @@ Error pendingInSeveralGroups()
                  QStringLiteral("The message is pending in several consumer groups: give its receipt or group")};
 }
 
+Error targetNotFound()
+{
+    // NotFound, not QueueNotFound: the queue acted on is there (the Redis store forgets queues it
+    // is told are missing).
+    return Error{ErrorCode::NotFound, QStringLiteral("Target queue not found")};
+}
+
+Error noDeadLetterQueue()
+{
+    return Error{ErrorCode::Conflict, QStringLiteral("Queue has no dead-letter queue")};
+}
+
 Result<quint64> parseReceipt(const QString &receipt)
 {
     bool ok = false;

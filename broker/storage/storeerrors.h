@@ -14,6 +14,10 @@ Error staleReceipt();
 Error invalidReceipt();
 Error delayOnStream();
 Error pendingInSeveralGroups();
+// A move's target queue is missing (404 "Target queue not found").
+Error targetNotFound();
+// A manual dead-letter on a queue without a dead-letter queue (409).
+Error noDeadLetterQueue();
 
 // Receipts are 16 hex digits; anything else is refused before a store looks at it.
 Result<quint64> parseReceipt(const QString &receipt);

@@ -284,7 +284,8 @@ qint64 StreamQueue::purge()
     return removed;
 }
 
-void StreamQueue::takeDeadLettered(const QString &origin, qint64 limit, std::vector<StoredMessage> &out)
+void StreamQueue::takeDeadLettered(const QString &origin, qint64 limit, const QSet<quint64> *only,
+                                   std::vector<StoredMessage> &out)
 {
     qint64 taken = 0;
     for (Entry &entry : m_log) {
@@ -292,21 +293,60 @@ void StreamQueue::takeDeadLettered(const QString &origin, qint64 limit, std::vec
             break;
         const MessageExtras *extras = entry.message.extras.get();
         if (entry.removed || !extras || extras->originQueue.isEmpty()
-            || (!origin.isEmpty() && extras->originQueue != origin)) {
+            || (!origin.isEmpty() && extras->originQueue != origin)
+            || (only && !only->contains(entry.message.sequence))) {
             continue;
         }
-        for (auto &[name, group] : m_groups) {
-            const auto it = group.pending.find(entry.position);
-            if (it != group.pending.end())
-                forgetPending(group, it);
-        }
-        m_positionOf.erase(entry.message.sequence);
-        out.push_back(std::move(entry.message));
-        entry.removed = true;
-        ++m_removedCount;
+        removeEntry(entry, out);
         ++taken;
     }
     trim();
+}
+
+void StreamQueue::removeEntry(Entry &entry, std::vector<StoredMessage> &out)
+{
+    for (auto &[name, group] : m_groups) {
+        const auto it = group.pending.find(entry.position);
+        if (it != group.pending.end())
+            forgetPending(group, it);
+    }
+    m_positionOf.erase(entry.message.sequence);
+    out.push_back(std::move(entry.message));
+    entry.removed = true;
+    ++m_removedCount;
+}
+
+void StreamQueue::takeMessages(const QSet<quint64> &sequences, std::vector<StoredMessage> &out)
+{
+    for (const quint64 sequence : sequences) {
+        const auto position = m_positionOf.find(sequence);
+        if (position == m_positionOf.end())
+            continue;
+        if (entryAt(position->second)) // in the log and not removed
+            removeEntry(m_log[std::size_t(position->second - m_log.front().position)], out);
+    }
+    trim();
+}
+
+void StreamQueue::requeueMessages(const QSet<quint64> &sequences, const QString &user, QSet<quint64> &found)
+{
+    // An entry stays in the log; in every group that holds it on a lease, the lease ends and the
+    // entry is claimable at once (as after a nack).
+    for (const quint64 sequence : sequences) {
+        const auto position = m_positionOf.find(sequence);
+        if (position == m_positionOf.end() || !entryAt(position->second))
+            continue;
+        found.insert(sequence);
+        for (auto &[name, group] : m_groups) {
+            const auto it = group.pending.find(position->second);
+            if (it == group.pending.end() || it->second.deadlineMs == 0)
+                continue;
+            group.deadlines.erase({it->second.deadlineMs, it->first});
+            it->second.deadlineMs = 0;
+            group.claimable.insert(it->first);
+            m_host.recordEvent(MessageEventKind::Requeued, *this, entryAt(position->second)->message, user, name);
+        }
+    }
 }
 
 qint64 StreamQueue::maintain(bool &becameAvailable)

@@ -30,7 +30,10 @@ public:
     Result<qint64> extend(const MessageRef &ref, qint64 visibilityMs) override;
     BrowsePage browse(const BrowseQuery &query, const BrowseFilter &filter) const override;
     qint64 purge() override;
-    void takeDeadLettered(const QString &origin, qint64 limit, std::vector<StoredMessage> &out) override;
+    void takeDeadLettered(const QString &origin, qint64 limit, const QSet<quint64> *only,
+                          std::vector<StoredMessage> &out) override;
+    void takeMessages(const QSet<quint64> &sequences, std::vector<StoredMessage> &out) override;
+    void requeueMessages(const QSet<quint64> &sequences, const QString &user, QSet<quint64> &found) override;
     qint64 maintain(bool &becameAvailable) override;
     void save(QDataStream &out) const override;
     void load(QDataStream &in) override;
@@ -69,6 +72,8 @@ private:
     void deliver(Group &group, const QString &groupName, quint64 position, Pending &pending,
                  const ConsumeRequest &request, qint64 leaseMs, QList<Message> &out);
     void forgetPending(Group &group, std::map<quint64, Pending>::iterator it);
+    // Takes an entry out of the log and of every group (redrive, actions); trim() drops it later.
+    void removeEntry(Entry &entry, std::vector<StoredMessage> &out);
     // The group gives up on an entry: a copy goes to the dead-letter queue, the log keeps it.
     void deadLetterFromGroup(Group &group, std::map<quint64, Pending>::iterator it, const QString &reason);
     qint64 lag(const Group &group) const;

@@ -1,20 +1,44 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- KEYS: meta   ARGV: prefix, queue, now, limit (<= 0: all)
+-- KEYS: meta
+-- ARGV: prefix, queue, now, limit (<= 0: all), n, n ids (only these; n = 0: any), then pairs of id and
+--       the edited payload as the stored message holds it (a JSON string, quotes included)
 -- Asked of a queue with a dead-letter queue: brings back what it sent there. Asked of any other
 -- queue: sends each dead-lettered message in it back where it came from. Messages whose origin
--- queue is gone stay where they are. Replies the number moved.
+-- queue is gone stay where they are. An edited message goes back with its new payload.
+-- Replies {moved, {{id, origin, message as it was}...}}.
 local q = open(ARGV[1], ARGV[2])
 if not q then return notFound() end
 local now = tonumber(ARGV[3])
 local limit = tonumber(ARGV[4])
+local n = tonumber(ARGV[5] or '0')
+local only, edits = nil, {}
+if n > 0 then
+  only = {}
+  for i = 6, 5 + n do only[ARGV[i]] = true end
+end
+for i = 6 + n, #ARGV - 1, 2 do edits[ARGV[i]] = ARGV[i + 1] end
+
 local source, origin = q, ''
 if q.dlq ~= '' then
   source = open(ARGV[1], q.dlq)
   origin = q.name
-  if not source then return {0, EVENTS} end
+  if not source then return {{0, {}}, EVENTS} end
 end
-if source.type == 'stream' then return {0, EVENTS} end
-local moved = 0
+if source.type == 'stream' then return {{0, {}}, EVENTS} end
+
+-- The payload is the last field, "d"; a quote inside it is always escaped, so the last ,"d":" starts it.
+local function withPayload(message, payload)
+  local at, from = nil, 1
+  while true do
+    local found = string.find(message, ',"d":"', from, true)
+    if not found then break end
+    at, from = found, found + 1
+  end
+  if not at then return message end
+  return string.sub(message, 1, at - 1) .. ',"d":' .. payload .. '}'
+end
+
+local moved, items = 0, {}
 for _, key in ipairs(readyLists(source)) do
   local messages = redis.call('LRANGE', key, 0, -1)
   for i = #messages, 1, -1 do -- front of the line first
@@ -22,16 +46,19 @@ for _, key in ipairs(readyLists(source)) do
     local message = messages[i]
     local id, _, rest = parse(message)
     local from = string.match(rest, '^"dl":{"q":"([^"]+)"')
-    if from and (origin == '' or from == origin) then
+    if from and (origin == '' or from == origin) and (not only or only[id]) then
       local target = open(ARGV[1], from)
       if target then
         redis.call('LREM', key, 1, message)
         redis.call('HDEL', source.deliveries, id)
         redis.call('HDEL', target.deliveries, id)
-        pushReady(target, string.format('{"id":"%s","ts":%d,%s', id, now, withoutDeadLetter(rest)))
+        local back = string.format('{"id":"%s","ts":%d,%s', id, now, withoutDeadLetter(rest))
+        if edits[id] then back = withPayload(back, edits[id]) end
+        pushReady(target, back)
         count(target, 'redriven')
         event('Redriven', from, id, 0, source.name)
         moved = moved + 1
+        items[#items + 1] = {id, from, message}
       end
     end
   end
@@ -39,4 +66,4 @@ for _, key in ipairs(readyLists(source)) do
     redis.call('ZREM', source.prios, string.match(key, ':(-?%d+)$'))
   end
 end
-return {moved, EVENTS}
+return {{moved, items}, EVENTS}

@@ -107,7 +107,10 @@ private:
             m_clock.advanceMs(31'000);
             get<qint64>([&](auto d) { store.runMaintenance(d); });
         }
-        get<qint64>([&](auto d) { store.redrive("orders.dlq", 1, "admin", d); });
+        RedriveRequest one;
+        one.limit = 1;
+        one.user = "admin";
+        get<RedriveResult>([&](auto d) { store.redrive("orders.dlq", one, d); });
         get<qint64>([&](auto d) { store.purgeQueue("jobs", d); });
         get<qint64>([&](auto d) { store.deleteQueue("scratch", d); });
         get<PublishResult>([&](auto d) { store.publish("jobs", {message("after-purge", 3)}, "bob", d); });
@@ -130,6 +133,7 @@ private Q_SLOTS:
     void aQueueOfATypeNotRegisteredNowIsNotReplayed();
     void changedOptionsSurviveARestart_data();
     void changedOptionsSurviveARestart();
+    void messageActionsAndEditedRedrivesReplay();
 };
 
 void TestJournaledStore::replayRebuildsTheExactState()
@@ -457,4 +461,41 @@ void TestJournaledStore::changedOptionsSurviveARestart()
     QCOMPARE(leased.leaseDeadlineMs, m_clock.nowMs() + 11'000);
     const NackResult nacked = get<NackResult>([&](auto d) { replayed->nack("orders", {leased.id, leased.receipt, {}, "w"}, 0, d); });
     QVERIFY(nacked.deadLettered);
+}
+
+void TestJournaledStore::messageActionsAndEditedRedrivesReplay()
+{
+    const QString path = m_dir.filePath("actions.journal");
+    QString before;
+    QList<QString> ids;
+    {
+        auto store = open(path);
+        QVERIFY(store);
+        get<QueueInfo>([&](auto d) { store->createQueue("orders.dlq", config("list"), d); });
+        get<QueueInfo>([&](auto d) { store->createQueue("orders", config("list", "orders.dlq"), d); });
+        get<QueueInfo>([&](auto d) { store->createQueue("billing", config("priority"), d); });
+        for (int i = 0; i < 6; ++i)
+            ids.append(get<PublishResult>([&](auto d) { store->publish("orders", {message(QByteArray::number(i), 0, i == 5 ? 9000 : 0)}, "alice", d); }).messageIds.first());
+        ConsumeRequest lease;
+        lease.acknowledge = false;
+        get<QList<Message>>([&](auto d) { store->consume("orders", lease, d); }); // ids[0] on a lease
+        const auto act = [&](MessageAction::Kind kind, const QList<QString> &which, const QString &target = {}) {
+            MessageAction action{kind, which, target, "admin"};
+            return get<MessageActionResult>([&](auto d) { store->messageAction("orders", action, d); });
+        };
+        QCOMPARE(act(MessageAction::Kind::Requeue, {ids[0], ids[5]}).affected, 2);
+        QCOMPARE(act(MessageAction::Kind::Move, {ids[1]}, "billing").affected, 1);
+        QCOMPARE(act(MessageAction::Kind::Delete, {ids[2]}).affected, 1);
+        QCOMPARE(act(MessageAction::Kind::DeadLetter, {ids[3], ids[4]}).affected, 2);
+        RedriveRequest edited;
+        edited.ids = {ids[4]};
+        edited.edits.insert(ids[4], R"({"b":1,"a":2})");
+        edited.user = "admin";
+        QCOMPARE(get<RedriveResult>([&](auto d) { store->redrive("orders", edited, d); }).moved, 1);
+        before = dump(*store);
+    }
+    QVERIFY(before.contains(R"({"b":1,"a":2})"));
+    auto replayed = open(path);
+    QVERIFY(replayed);
+    QCOMPARE(dump(*replayed), before);
 }

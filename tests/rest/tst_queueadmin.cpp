@@ -38,6 +38,11 @@ private Q_SLOTS:
     void browseInFlightAndDelayedCarryTheirTimes();
     void payloadKeyOrderSurvivesPublishAndBrowse();
     void openApiDescribesTheNewBodies();
+    void messageActions_data();
+    void messageActions();
+    void redriveWithEditsAndDryRun();
+    void redriveRefusals_data();
+    void redriveRefusals();
 };
 
 void TestQueueAdmin::patchQueue_data()
@@ -255,6 +260,172 @@ void TestQueueAdmin::openApiDescribesTheNewBodies()
     for (const QJsonValue &p : paths.value("/queues/{name}/messages").toObject().value("get").toObject().value("parameters").toArray())
         parameters.append(p.toObject().value("name").toString());
     QCOMPARE(parameters, (QStringList{"name", "offset", "limit", "state", "q", "header", "id"}));
+    const auto bodySchema = [&](const char *path) {
+        return paths.value(path).toObject().value("post").toObject().value("requestBody").toObject().value("content")
+            .toObject().value("application/json").toObject().value("schema").toObject().value("properties").toObject();
+    };
+    QCOMPARE(bodySchema("/queues/{name}/messages/actions").value("action").toObject().value("enum").toArray(),
+             (QJsonArray{"delete", "requeue", "move", "dead_letter"}));
+    QCOMPARE(bodySchema("/queues/{name}/redrive").keys(), (QStringList{"dry_run", "edits", "ids", "limit"}));
+}
+
+namespace {
+
+// orders (dlq orders.dlq) with two ready messages and target "billing"; their ids.
+QStringList seedForActions(RestFixture &f)
+{
+    QStringList ids;
+    if (f.request("POST", "/queues", AdminKey, R"({"name":"orders","options":{"dead_letter_queue":true}})").status != 200
+        || f.request("POST", "/queues", AdminKey, R"({"name":"billing"})").status != 200)
+        qFatal("setup failed");
+    for (const QByteArray body : {R"({"message":{"n":1}})", R"({"message":{"n":2}})"})
+        ids.append(f.request("POST", "/messages/orders", AdminKey, body).json().value("message_id").toString());
+    return ids;
+}
+
+} // namespace
+
+void TestQueueAdmin::messageActions_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QByteArray>("body"); // %1, %2: the two message ids
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("expected"); // the error, or "affected=N orders=N billing=N dlq=N"
+
+    QTest::addRow("delete") << AdminKey << QByteArray(R"({"action":"delete","ids":["%1"]})") << 200
+                            << "affected=1 orders=1 billing=0 dlq=0";
+    QTest::addRow("move") << AdminKey << QByteArray(R"({"action":"move","ids":["%1","%2"],"target":"billing"})") << 200
+                          << "affected=2 orders=0 billing=2 dlq=0";
+    QTest::addRow("dead-letter") << AdminKey << QByteArray(R"({"action":"dead_letter","ids":["%2"]})") << 200
+                                 << "affected=1 orders=1 billing=0 dlq=1";
+    QTest::addRow("requeue-ready") << AdminKey << QByteArray(R"({"action":"requeue","ids":["%1","msg-nope"]})") << 200
+                                   << "affected=1 orders=2 billing=0 dlq=0";
+    QTest::addRow("consumer-may-requeue") << ConsumerKey << QByteArray(R"({"action":"requeue","ids":["%1"]})") << 200
+                                          << "affected=1 orders=2 billing=0 dlq=0";
+    QTest::addRow("consumer-may-not-delete") << ConsumerKey << QByteArray(R"({"action":"delete","ids":["%1"]})") << 403
+                                             << "Unauthorized";
+    QTest::addRow("consumer-may-not-dead-letter") << ConsumerKey << QByteArray(R"({"action":"dead_letter","ids":["%1"]})")
+                                                  << 403 << "Unauthorized";
+    // Move needs consume on the source and publish on the target: neither role has both.
+    QTest::addRow("consumer-may-not-move") << ConsumerKey
+                                           << QByteArray(R"({"action":"move","ids":["%1"],"target":"billing"})") << 403
+                                           << "Unauthorized";
+    QTest::addRow("publisher-may-not-move") << PublisherKey
+                                            << QByteArray(R"({"action":"move","ids":["%1"],"target":"billing"})") << 403
+                                            << "Unauthorized";
+    QTest::addRow("bad-action") << AdminKey << QByteArray(R"({"action":"explode","ids":["%1"]})") << 400
+                                << "Invalid action: expected delete, requeue, move or dead_letter";
+    QTest::addRow("no-action") << AdminKey << QByteArray(R"({"ids":["%1"]})") << 400
+                               << "action is required: delete, requeue, move or dead_letter";
+    QTest::addRow("no-ids") << AdminKey << QByteArray(R"({"action":"delete","ids":[]})") << 400
+                            << "ids is required: the messages to act on";
+    QTest::addRow("ids-not-strings") << AdminKey << QByteArray(R"({"action":"delete","ids":[1]})") << 400
+                                     << "Invalid ids: expected an array of message ids";
+    QTest::addRow("unknown-field") << AdminKey << QByteArray(R"({"action":"delete","ids":["%1"],"force":true})") << 400
+                                   << "Unknown field 'force' (expected: action, ids, target)";
+    QTest::addRow("target-on-delete") << AdminKey << QByteArray(R"({"action":"delete","ids":["%1"],"target":"billing"})")
+                                      << 400 << "Invalid target: only a move has one";
+    QTest::addRow("invalid-before-forbidden") << ConsumerKey << QByteArray(R"({"action":"explode","ids":["%1"]})") << 400
+                                              << "Invalid action: expected delete, requeue, move or dead_letter";
+    QTest::addRow("missing-target") << AdminKey << QByteArray(R"({"action":"move","ids":["%1"],"target":"nope"})") << 404
+                                    << "Target queue not found";
+    QTest::addRow("dead-letter-without-dlq") << AdminKey << QByteArray(R"({"action":"dead_letter","ids":["x"]})") << 409
+                                             << "Queue has no dead-letter queue";
+}
+
+void TestQueueAdmin::messageActions()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(QByteArray, body);
+    QFETCH(int, status);
+    QFETCH(QString, expected);
+
+    RestFixture f;
+    const QStringList ids = seedForActions(f);
+    const QByteArray path = QString::fromLatin1(QTest::currentDataTag()) == u"dead-letter-without-dlq"
+        ? "/queues/billing/messages/actions" : "/queues/orders/messages/actions";
+    const HttpResponse r = f.request("POST", path, key, QString::fromUtf8(body).arg(ids[0], ids[1]).toUtf8());
+    QCOMPARE(r.status, status);
+    const auto depth = [&](const char *queue) {
+        const QJsonObject q = f.request("GET", QByteArray("/queues/") + queue, AdminKey).json();
+        return q.value("message_count").toInt() + q.value("delayed").toInt() + q.value("in_flight").toInt();
+    };
+    if (status != 200) {
+        QCOMPARE(r.error(), expected);
+        QCOMPARE(depth("orders"), 2);
+        return;
+    }
+    const QJsonObject answer = r.json();
+    QCOMPARE(answer.value("success").toBool(), true);
+    QCOMPARE(QStringLiteral("affected=%1 orders=%2 billing=%3 dlq=%4")
+                 .arg(answer.value("affected").toInt())
+                 .arg(depth("orders"))
+                 .arg(depth("billing"))
+                 .arg(depth("orders.dlq")),
+             expected);
+    if (body.contains("msg-nope"))
+        QCOMPARE(answer.value("missing").toArray(), QJsonArray{QStringLiteral("msg-nope")});
+}
+
+void TestQueueAdmin::redriveWithEditsAndDryRun()
+{
+    RestFixture f;
+    const QStringList ids = seedForActions(f);
+    QCOMPARE(f.request("POST", "/queues/orders/messages/actions", AdminKey,
+                       QStringLiteral(R"({"action":"dead_letter","ids":["%1","%2"]})").arg(ids[0], ids[1]).toUtf8()).status, 200);
+    // The edit keeps its key order and spacing is made compact, as a publish's payload is.
+    const QByteArray edits = QStringLiteral(R"({"ids":["%1"],"edits":{"%1": {"zz":1, "aa":[2, 3]}},"dry_run":true})").arg(ids[1]).toUtf8();
+    const HttpResponse dry = f.request("POST", "/queues/orders/redrive", AdminKey, edits);
+    QCOMPARE(dry.status, 200);
+    QVERIFY2(dry.body.contains(R"("before":{"n":2},"after":{"zz":1,"aa":[2,3]},"edited":true)"), dry.body.constData());
+    QCOMPARE(dry.json().value("moved").toInt(), 1);
+    QCOMPARE(dry.json().value("dry_run").toBool(), true);
+    QCOMPARE(f.request("GET", "/queues/orders/messages?state=dead", AdminKey).json().value("total").toInt(), 2);
+
+    QByteArray real = edits;
+    real.replace(R"("dry_run":true)", R"("dry_run":false)");
+    const HttpResponse moved = f.request("POST", "/queues/orders/redrive", AdminKey, real);
+    QCOMPARE(moved.status, 200);
+    QCOMPARE(moved.json().value("moved").toInt(), 1);
+    const HttpResponse back = f.request("GET", "/queues/orders/messages?id=" + ids[1].toLatin1(), AdminKey);
+    QVERIFY2(back.body.contains(R"("data":{"zz":1,"aa":[2,3]})"), back.body.constData());
+    QCOMPARE(f.request("GET", "/queues/orders/messages?state=dead", AdminKey).json().value("total").toInt(), 1);
+    // A plain redrive answers as it always did.
+    const HttpResponse rest = f.request("POST", "/queues/orders/redrive", AdminKey, R"({"limit":10})");
+    QCOMPARE(rest.json().value("moved").toInt(), 1);
+    QVERIFY(!rest.json().contains("messages"));
+}
+
+void TestQueueAdmin::redriveRefusals_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("error");
+    QTest::addRow("unknown-field") << AdminKey << QByteArray(R"({"limt":1})") << 400
+                                   << "Unknown field 'limt' (expected: limit, ids, edits, dry_run)";
+    QTest::addRow("edits-not-object") << AdminKey << QByteArray(R"({"edits":[1]})") << 400
+                                      << "Invalid edits: expected an object of message id to payload";
+    QTest::addRow("edit-null") << AdminKey << QByteArray(R"({"edits":{"msg-1":null}})") << 400
+                               << "Invalid edit of msg-1: Message is required";
+    QTest::addRow("dry-run-not-bool") << AdminKey << QByteArray(R"({"dry_run":"yes"})") << 400
+                                      << "Invalid dry_run: expected true or false";
+    QTest::addRow("invalid-before-forbidden") << ConsumerKey << QByteArray(R"({"dry_run":1})") << 400
+                                              << "Invalid dry_run: expected true or false";
+    QTest::addRow("forbidden") << ConsumerKey << QByteArray(R"({"dry_run":true})") << 403 << "Unauthorized";
+}
+
+void TestQueueAdmin::redriveRefusals()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(QByteArray, body);
+    QFETCH(int, status);
+    QFETCH(QString, error);
+    RestFixture f;
+    seedForActions(f);
+    const HttpResponse r = f.request("POST", "/queues/orders/redrive", key, body);
+    QCOMPARE(r.status, status);
+    QCOMPARE(r.error(), error);
 }
 
 QTEST_GUILESS_MAIN(TestQueueAdmin)

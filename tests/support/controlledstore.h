@@ -66,9 +66,13 @@ public:
     {
         m_inner.browse(name, query, std::move(done));
     }
-    void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) override
+    void messageAction(const QString &name, const MessageAction &action, Completion<MessageActionResult> done) override
     {
-        m_inner.redrive(name, limit, user, std::move(done));
+        m_inner.messageAction(name, action, std::move(done));
+    }
+    void redrive(const QString &name, const RedriveRequest &request, Completion<RedriveResult> done) override
+    {
+        m_inner.redrive(name, request, std::move(done));
     }
     void runMaintenance(Completion<qint64> done) override { m_inner.runMaintenance(std::move(done)); }
 
