@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "definitionsactions.h"
 #include "errorspage.h"
 #include "flowpage.h"
 #include "keydialog.h"
@@ -55,6 +56,8 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     addPage(m_users, tr("Users"));
     addPage(m_errors, tr("Errors"));
     addPage(m_settings, tr("Settings"));
+    const auto *definitions = new DefinitionsActions(client, this);
+    m_queues->addToolbarMenu(tr("Definitions"), {definitions->exportAction(), definitions->importAction()});
     connect(m_nav, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
     m_nav->setCurrentRow(Overview);
 

@@ -74,6 +74,7 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
     curl->setMenu(curlMenu);
     toolbar->addWidget(curl);
     layout->addLayout(toolbar);
+    m_toolbar = toolbar;
 
     m_model = new QueueTableModel(this);
     m_proxy = new QueueSortProxy(m_model, this);
@@ -109,6 +110,17 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &QueuesPage::updateActions);
     layout->addWidget(m_view, 1);
     updateActions();
+}
+
+void QueuesPage::addToolbarMenu(const QString &label, const QList<QAction *> &actions)
+{
+    auto *button = new QToolButton;
+    button->setText(label);
+    button->setPopupMode(QToolButton::InstantPopup);
+    auto *menu = new QMenu(button);
+    menu->addActions(actions);
+    button->setMenu(menu);
+    m_toolbar->addWidget(button);
 }
 
 void QueuesPage::showStart(const StartReport &report)

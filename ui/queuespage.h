@@ -5,6 +5,8 @@
 
 #include <QWidget>
 
+class QAction;
+class QHBoxLayout;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
@@ -40,6 +42,10 @@ public:
     void deleteQueue();
     void redriveQueue();
 
+    // Adds a button named `label` to the toolbar that opens a menu of `actions` (broker-wide
+    // actions that live elsewhere, such as the definitions' export and import).
+    void addToolbarMenu(const QString &label, const QList<QAction *> &actions);
+
 protected:
     // A hidden table need not keep its order, and re-sorting 10,000 rows on every tick costs
     // most of a frame: the proxy sorts on the ticks only while the page shows, and once when it
@@ -58,6 +64,7 @@ private:
     QSortFilterProxyModel *m_proxy;
     QTableView *m_view;
     QLineEdit *m_filter;
+    QHBoxLayout *m_toolbar;
     MessageBar *m_bar;
     QList<QWidget *> m_queueActions; // enabled only with a queue selected
 };

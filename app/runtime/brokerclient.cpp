@@ -335,4 +335,21 @@ QFuture<Result<void>> BrokerClient::removeUser(const QString &id)
     });
 }
 
+QFuture<Result<QJsonObject>> BrokerClient::exportDefinitions()
+{
+    return call<QJsonObject>([](BrokerHost &host, auto done) { host.exportDefinitions(std::move(done)); });
+}
+
+QFuture<Result<DefinitionsImport>> BrokerClient::importDefinitions(const QJsonObject &document)
+{
+    return call<DefinitionsImport>([this, document](BrokerHost &host, auto done) {
+        host.importDefinitions(document, desktopRoles(), [this, done = std::move(done)](Result<DefinitionsImport> summary) {
+            // New users: every page should see them at once.
+            if (summary && !summary->usersCreated.isEmpty())
+                m_worker->requestDirectory();
+            done(std::move(summary));
+        });
+    });
+}
+
 } // namespace Broker

@@ -6,6 +6,7 @@
 #include "core/brokersnapshot.h"
 #include "core/browsequery.h"
 #include "core/configchange.h"
+#include "core/definitionsimport.h"
 #include "core/errorrecord.h"
 #include "core/message.h"
 #include "core/messageaction.h"
@@ -86,8 +87,19 @@ public:
     QFuture<Result<void>> setDisabled(const QString &id, bool disabled);
     QFuture<Result<void>> removeUser(const QString &id);
 
+    // The definitions (queues with options, roles, users without keys) as one JSON document, the
+    // same as GET /definitions answers.
+    QFuture<Result<QJsonObject>> exportDefinitions();
+    // Imports such a document as POST /definitions does, with the desktop's (admin) rights: a bad
+    // document is an InvalidArgument error and changes nothing; otherwise what is missing is
+    // added and the summary says what was done (new users' keys in it, once).
+    QFuture<Result<DefinitionsImport>> importDefinitions(const QJsonObject &document);
+
     // Who is acting: recorded as the user in the event log for changes made from the UI.
     static QString desktopUser() { return QStringLiteral("desktop"); }
+    // The roles the desktop acts with where the engine asks (an import's new users): the person
+    // at the desktop runs the broker, so it may do what an admin may.
+    static QStringList desktopRoles() { return {QStringLiteral("admin")}; }
 
 Q_SIGNALS:
     void stateChanged(Broker::BrokerClient::State state);

@@ -4,6 +4,7 @@
 #include "hostoptions.h"
 
 #include "config/configloader.h"
+#include "engine/definitions.h"
 #include "engine/messagebroker.h"
 #include "engine/queuetyperegistry.h"
 #include "errors/errormanager.h"
@@ -183,6 +184,7 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     }
     m_store = std::move(store.value());
     m_broker = std::make_unique<MessageBroker>(*m_store, *m_types, m_clock, HostOptions::engine(m_config), m_errors.get());
+    m_definitions = std::make_unique<Definitions>(*m_broker, *m_users, *m_policy);
     if (!settings.serveApi)
         return finishStart();
 
@@ -229,6 +231,45 @@ QString BrokerHost::apiUrl() const
     return QStringLiteral("http://%1:%2").arg(host).arg(m_rest->port());
 }
 
+namespace {
+
+Error hostNotRunning()
+{
+    return Error{ErrorCode::Unavailable, QStringLiteral("The broker is not running")};
+}
+
+} // namespace
+
+void BrokerHost::exportDefinitions(std::function<void(Result<QJsonObject>)> done)
+{
+    if (!m_definitions) {
+        done(hostNotRunning());
+        return;
+    }
+    m_definitions->exportDocument([done = std::move(done)](Result<DefinitionsDocument> document) {
+        done(document ? Result<QJsonObject>(document->toJson()) : Result<QJsonObject>(document.error()));
+    });
+}
+
+void BrokerHost::importDefinitions(const QJsonObject &document, const QStringList &actorRoles,
+                                   std::function<void(Result<DefinitionsImport>)> done)
+{
+    if (!m_definitions) {
+        done(hostNotRunning());
+        return;
+    }
+    const Result<DefinitionsDocument> read = m_definitions->read(document);
+    if (!read) {
+        done(read.error());
+        return;
+    }
+    if (const Result<void> allowed = m_definitions->mayAddUsers(actorRoles, *read); !allowed) {
+        done(allowed.error());
+        return;
+    }
+    m_definitions->import(*read, std::move(done));
+}
+
 void BrokerHost::stopAccepting()
 {
     if (!m_rest) {
@@ -247,6 +288,7 @@ void BrokerHost::stop()
     if (m_store)
         m_store->flush();
     m_rest.reset();
+    m_definitions.reset();
     m_broker.reset();
     m_store.reset();
     m_users.reset();

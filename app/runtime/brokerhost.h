@@ -5,19 +5,23 @@
 
 #include "core/brokerconfig.h"
 #include "core/clock.h"
+#include "core/definitionsimport.h"
 #include "core/result.h"
 #include "core/user.h"
 
 #include <QHostAddress>
+#include <QJsonObject>
 #include <QObject>
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 namespace Broker {
 
 class AccessPolicy;
+class Definitions;
 class ErrorManager;
 class MessageBroker;
 class QueueStore;
@@ -73,6 +77,15 @@ public:
     const AccessPolicy &policy() const;
     ErrorManager *errors() const { return m_errors.get(); }
     Rest::RestServer *restServer() const { return m_rest.get(); }
+    // The broker's definitions as one document (GET /definitions's JSON); an error when the
+    // queues could not be listed or the host is not running. `done` runs in this thread.
+    void exportDefinitions(std::function<void(Result<QJsonObject>)> done);
+    // Imports a definitions document as POST /definitions does, acting with `actorRoles`: the
+    // whole document is checked first (InvalidArgument, and nothing changes, when it is bad),
+    // then what is missing is added. `done` runs in this thread.
+    void importDefinitions(const QJsonObject &document, const QStringList &actorRoles,
+                           std::function<void(Result<DefinitionsImport>)> done);
+
     // Where the API listens, e.g. "http://127.0.0.1:8080" (empty when it does not).
     QString apiUrl() const;
 
@@ -96,6 +109,7 @@ private:
     std::unique_ptr<UserDirectory> m_users;
     std::unique_ptr<QueueStore> m_store;
     std::unique_ptr<MessageBroker> m_broker;
+    std::unique_ptr<Definitions> m_definitions;
     std::unique_ptr<Rest::RestServer> m_rest;
     QHostAddress m_apiAddress;
     QString m_journalPath;

@@ -2,19 +2,19 @@
 #pragma once
 
 #include "controller.h"
-#include "definitionsdocument.h"
+
+#include "engine/definitions.h"
 
 #include <QJsonObject>
 
 namespace Broker::Rest {
 
 // /definitions (manage_users): export the broker's queues with their options, its roles and its
-// users (never keys or hashes) as one document, and import such a document. An import checks the
-// whole document first (a bad one changes nothing), then adds only what is missing: an existing
-// queue with other options, or an existing user with other roles, is reported as a conflict and
-// left as it is. Roles come from message_broker.yaml, so an import never defines one; it reports
-// each role as present (same permissions here) or not imported, with the reason. New users get
-// fresh keys, shown once in the answer as POST /users does.
+// users (never keys or hashes) as one document, and import such a document. What an export holds
+// and what an import does is the engine's (Definitions, shared with the desktop app); this is the
+// HTTP of it: who may, the body, the status. A bad document is 400 and changes nothing; an import
+// also needs create_queue when it lists queues, and the right to grant each new user's roles.
+// New users' fresh keys are shown once in the answer, as POST /users does.
 class DefinitionsController final : public Controller
 {
 public:
@@ -31,8 +31,8 @@ private:
     // 403 unless the caller may do everything the import would do: create queues when there are
     // queues to create, give every new user its roles.
     bool mayImport(const ExchangePtr &exchange, const DefinitionsDocument &document) const;
-    QJsonObject importRoles(const DefinitionsDocument &document) const;
-    QJsonObject importUsers(const DefinitionsDocument &document);
+
+    Definitions m_definitions;
 };
 
 } // namespace Broker::Rest

@@ -2,6 +2,7 @@
 #include "runtime/brokerclient.h"
 
 #include <QFile>
+#include <QJsonDocument>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -44,6 +45,7 @@ private Q_SLOTS:
     void snapshotsFollowChanges();
     void usersAreWrittenAndReported();
     void commandsWhileStoppedFail();
+    void definitionsAreExportedAndImportedInTheWorker();
     void restartStopsTheOldHostFirst();
     void settingsAreWrittenThenApplied();
     void settingsThatCannotBeWrittenChangeNothing();
@@ -245,6 +247,44 @@ void TestBrokerClient::commandsWhileStoppedFail()
     const Result<QueueInfo> created = wait(client.createQueue("a", QueueConfig{}));
     QCOMPARE(created.error().code, ErrorCode::Unavailable);
     QCOMPARE(created.error().message, "The broker is not running");
+    QCOMPARE(wait(client.exportDefinitions()).error().code, ErrorCode::Unavailable);
+    QCOMPARE(wait(client.importDefinitions({})).error().code, ErrorCode::Unavailable);
+}
+
+// The engine's export and import, reached through queued calls: a bad document changes nothing,
+// a good one adds what is missing and the new user reaches the pages with the next directory.
+void TestBrokerClient::definitionsAreExportedAndImportedInTheWorker()
+{
+    BrokerClient client;
+    QVERIFY(wait(client.start(settings())).ok);
+    QVERIFY(wait(client.createQueue("exported", QueueConfig{})).ok());
+    const Result<QJsonObject> before = wait(client.exportDefinitions());
+    QVERIFY(before);
+    QVERIFY(QJsonDocument(*before).toJson().contains(R"("name": "exported")"));
+
+    const QJsonObject bad = QJsonDocument::fromJson(
+        R"({"queues":[{"name":"imported"}],"users":[{"id":"bob","roles":["publisher"],"api_key":"k"}]})").object();
+    const Result<DefinitionsImport> refused = wait(client.importDefinitions(bad));
+    QCOMPARE(refused.error().code, ErrorCode::InvalidArgument);
+    QVERIFY(refused.error().detail.contains("api_key"));
+    QCOMPARE(*wait(client.exportDefinitions()), *before);
+
+    QSignalSpy directories(&client, &BrokerClient::directoryUpdated);
+    const QJsonObject good = QJsonDocument::fromJson(
+        R"({"queues":[{"name":"imported","options":{"max_size":5}}],"users":[{"id":"bob","roles":["publisher"]}]})").object();
+    const Result<DefinitionsImport> summary = wait(client.importDefinitions(good));
+    QVERIFY(summary);
+    QCOMPARE(summary->queuesCreated, QStringList({"imported"}));
+    QCOMPARE(summary->usersCreated.size(), 1);
+    QVERIFY(summary->usersCreated.at(0).apiKey.startsWith("bd_"));
+    const auto bobListed = [&] {
+        if (directories.isEmpty())
+            return false;
+        const QList<User> users = directories.last().at(0).value<HostDirectory>().users;
+        return std::any_of(users.begin(), users.end(), [](const User &user) { return user.id == u"bob"; });
+    };
+    QTRY_VERIFY(bobListed());
+    wait(client.stop());
 }
 
 void TestBrokerClient::restartStopsTheOldHostFirst()

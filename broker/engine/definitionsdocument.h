@@ -9,9 +9,9 @@
 #include <QString>
 #include <QStringList>
 
-namespace Broker::Rest {
+namespace Broker {
 
-// The definitions of a broker (GET/POST /definitions): its queues with their options, its roles and
+// The definitions of a broker (GET/POST /definitions, the desktop's Export/Import definitions): its queues with their options, its roles and
 // its users without keys or hashes — what is needed to set up a second broker like the first, and
 // nothing secret. Like RabbitMQ's definitions file, one JSON object of arrays:
 //   {"definitions_version":1, "broker_version":"…",
@@ -48,6 +48,8 @@ struct DefinitionsDocument
     // options (as POST /queues reads them, with `defaults` for what is left out), no name twice.
     // Any problem is InvalidArgument naming where it is ("queues[2].options: …").
     static Result<DefinitionsDocument> parse(const QJsonObject &json, const QueueDefaults &defaults);
+    // The document as JSON (what parse() reads back), stamped with this broker's version.
+    QJsonObject toJson() const;
 };
 
-} // namespace Broker::Rest
+} // namespace Broker

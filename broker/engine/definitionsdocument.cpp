@@ -7,7 +7,7 @@
 #include <QJsonArray>
 #include <QSet>
 
-namespace Broker::Rest {
+namespace Broker {
 
 namespace {
 
@@ -164,4 +164,28 @@ Result<DefinitionsDocument> DefinitionsDocument::parse(const QJsonObject &json, 
     return document;
 }
 
-} // namespace Broker::Rest
+QJsonObject DefinitionsDocument::toJson() const
+{
+    QJsonArray queueArray;
+    for (const Queue &queue : queues)
+        queueArray.append(QJsonObject{{QStringLiteral("name"), queue.name}, {QStringLiteral("options"), queue.config.toJson()}});
+    QJsonArray roleArray;
+    for (const Role &role : roles) {
+        roleArray.append(QJsonObject{{QStringLiteral("name"), role.name},
+                                     {QStringLiteral("permissions"), QJsonArray::fromStringList(role.permissions)}});
+    }
+    QJsonArray userArray;
+    for (const UserEntry &user : users) {
+        userArray.append(QJsonObject{{QStringLiteral("id"), user.id},
+                                     {QStringLiteral("name"), user.name},
+                                     {QStringLiteral("roles"), QJsonArray::fromStringList(user.roles)},
+                                     {QStringLiteral("disabled"), user.disabled}});
+    }
+    return QJsonObject{{QStringLiteral("definitions_version"), Version},
+                       {QStringLiteral("broker_version"), QStringLiteral(BROKER_VERSION)},
+                       {QStringLiteral("queues"), queueArray},
+                       {QStringLiteral("roles"), roleArray},
+                       {QStringLiteral("users"), userArray}};
+}
+
+} // namespace Broker
