@@ -97,13 +97,20 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::addPage(QWidget *page, const QString &title, const QString &icon, const QString &tip)
 {
-    // Each page in a scroll area: below the page's own minimum size it scrolls, so the window can
-    // be made small (800×560 and less) with every control still reachable.
-    auto *scroll = new QScrollArea;
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setWidgetResizable(true);
-    scroll->setWidget(page);
-    m_stack->addWidget(scroll);
+    // Pages of forms and figures sit in a scroll area: below their minimum size they scroll, so
+    // the window can be made small (800×560 and less) with every control still reachable. Pages
+    // that are mostly a table scroll by themselves and stay out of one (a scroll area would
+    // re-measure the page on every snapshot tick).
+    const bool scrollsItself = page == m_queues || page == m_flow;
+    if (scrollsItself) {
+        m_stack->addWidget(page);
+    } else {
+        auto *scroll = new QScrollArea;
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidgetResizable(true);
+        scroll->setWidget(page);
+        m_stack->addWidget(scroll);
+    }
     auto *item = new QListWidgetItem(themeIcon(icon), title, m_nav);
     item->setToolTip(QStringLiteral("%1 (Ctrl+%2)").arg(tip).arg(m_nav->count()));
     item->setSizeHint(QSize(0, m_nav->fontMetrics().height() + 16));
@@ -112,7 +119,7 @@ void MainWindow::addPage(QWidget *page, const QString &title, const QString &ico
 QWidget *MainWindow::pageWidget(Page page) const
 {
     auto *scroll = qobject_cast<QScrollArea *>(m_stack->widget(page));
-    return scroll ? scroll->widget() : nullptr;
+    return scroll ? scroll->widget() : m_stack->widget(page);
 }
 
 MainWindow::Page MainWindow::currentPage() const

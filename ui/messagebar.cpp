@@ -102,7 +102,7 @@ bool MessageBar::event(QEvent *event)
 
 bool MessageBar::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_host && (event->type() == QEvent::Resize || event->type() == QEvent::LayoutRequest))
+    if (watched == m_host && m_panel && m_panel->isVisible() && event->type() == QEvent::Resize)
         placePanel();
     return QWidget::eventFilter(watched, event);
 }

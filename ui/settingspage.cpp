@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "settingspage.h"
 
+#include "palette.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -109,7 +111,7 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     layout->addWidget(limits);
 
     m_problem = new QLabel;
-    m_problem->setStyleSheet(QStringLiteral("color: #c62828"));
+    Palette::setTextRole(m_problem, Palette::ProblemText);
     layout->addWidget(m_problem);
     auto *buttons = new QHBoxLayout;
     buttons->addStretch(1);

@@ -73,8 +73,9 @@ void TestMainWindowLayout::usableAt800x560()
     QCOMPARE(m_window->size(), QSize(800, 560)); // nothing forces the window larger
     QWidget *content = m_window->pageWidget(MainWindow::Page(page));
     QVERIFY(content);
-    auto *scroll = qobject_cast<QScrollArea *>(content->parentWidget()->parentWidget());
-    QVERIFY2(scroll, "every page sits in a scroll area");
+    // Form pages sit in a scroll area; the table pages (Queues, Message flow) scroll themselves.
+    const bool tablePage = page == MainWindow::Queues || page == MainWindow::Flow;
+    QCOMPARE(qobject_cast<QScrollArea *>(content->parentWidget()->parentWidget()) != nullptr, !tablePage);
     // The page is never squeezed below what its controls need: what does not fit scrolls.
     const QSize needed = content->minimumSizeHint();
     QVERIFY2(content->width() >= needed.width() && content->height() >= needed.height(),
