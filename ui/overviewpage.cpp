@@ -60,6 +60,7 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
     m_endpoint->setObjectName(QStringLiteral("endpoint"));
     endpointRow->addWidget(m_endpoint, 1);
     auto *copy = new QPushButton(tr("Copy"));
+    copy->setToolTip(tr("Copy the REST endpoint URL to the clipboard"));
     connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_endpoint->text()); });
     endpointRow->addWidget(copy);
     layout->addLayout(endpointRow);

@@ -117,6 +117,8 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     buttons->addStretch(1);
     m_revert = new QPushButton(tr("Revert"));
     m_apply = new QPushButton(tr("Apply and restart broker"));
+    m_revert->setToolTip(tr("Put the form back to the settings in force"));
+    m_apply->setToolTip(tr("Write the changes to the configuration file and restart the broker with them"));
     m_apply->setObjectName(QStringLiteral("apply"));
     buttons->addWidget(m_revert);
     buttons->addWidget(m_apply);
