@@ -10,3 +10,10 @@ for size in 16 24 32 48 64 128 256; do
     mkdir -p "hicolor/${size}x${size}"
     rsvg-convert -w "$size" -h "$size" brokerdesk.svg -o "hicolor/${size}x${size}/brokerdesk.png"
 done
+
+# The sidebar and tool bar fallbacks (ui/icons.cpp): resources/icons/ui/<name>.svg -> <name>-<size>.png
+for svg in ui/*.svg; do
+    for size in 16 24 32; do
+        rsvg-convert -w "$size" -h "$size" "$svg" -o "${svg%.svg}-$size.png"
+    done
+done

@@ -3,6 +3,8 @@
 
 #include "format.h"
 
+#include "palette.h"
+
 #include <QColor>
 
 namespace Broker::Ui {
@@ -17,8 +19,8 @@ QVariant ErrorTableModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ForegroundRole && index.column() == Severity) {
         switch (record.severity) {
         case Broker::Severity::Critical:
-        case Broker::Severity::Error: return QColor(0xc6, 0x28, 0x28);
-        case Broker::Severity::Warning: return QColor(0xb2, 0x6a, 0x00);
+        case Broker::Severity::Error: return Palette::color(Palette::SeverityError);
+        case Broker::Severity::Warning: return Palette::color(Palette::SeverityWarning);
         case Broker::Severity::Info: return {};
         }
     }

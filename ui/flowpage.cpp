@@ -3,6 +3,7 @@
 
 #include "eventtailmodel.h"
 #include "format.h"
+#include "palette.h"
 #include "ratechart.h"
 
 #include "core/messageid.h"
@@ -13,6 +14,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -49,8 +51,8 @@ FlowPage::FlowPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_c
     layout->addLayout(chartRow);
     m_chart = new RateChart;
     m_chart->setWindowSeconds(int(HistoryMs / 1000));
-    m_chart->addSeries(tr("publish"), QColor(0x1e, 0x88, 0xe5));
-    m_chart->addSeries(tr("consume"), QColor(0x43, 0xa0, 0x47));
+    m_chart->addSeries(tr("publish"), Palette::color(Palette::PublishSeries));
+    m_chart->addSeries(tr("consume"), Palette::color(Palette::ConsumeSeries));
     m_chart->setMinimumHeight(160);
     layout->addWidget(m_chart, 2);
     connect(m_queuePicker, &QComboBox::currentIndexChanged, this, &FlowPage::redrawChart);
@@ -62,10 +64,20 @@ FlowPage::FlowPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_c
     m_filter->setPlaceholderText(tr("Filter by queue, event, message or user"));
     m_filter->setClearButtonEnabled(true);
     tailRow->addWidget(m_filter, 1);
-    m_pause = new QPushButton(tr("Pause"));
+    m_filter->setToolTip(tr("Show only the events that contain this text in any column"));
+    m_holdLabel = new QLabel;
+    m_holdLabel->setObjectName(QStringLiteral("tailHold"));
+    m_holdLabel->setToolTip(tr("The list holds still while the pointer is on it or a row is selected; "
+                               "move the pointer away and press Esc to catch up"));
+    m_holdLabel->hide();
+    tailRow->addWidget(m_holdLabel);
+    m_pause = new QPushButton(tr("&Pause"));
+    m_pause->setObjectName(QStringLiteral("pause"));
     m_pause->setCheckable(true);
+    m_pause->setToolTip(tr("Stop adding new events to the list; they wait and appear on resume"));
     tailRow->addWidget(m_pause);
-    auto *clearButton = new QPushButton(tr("Clear"));
+    auto *clearButton = new QPushButton(tr("C&lear"));
+    clearButton->setToolTip(tr("Remove every event from the list (the broker keeps its own log)"));
     tailRow->addWidget(clearButton);
     layout->addLayout(tailRow);
 
@@ -95,6 +107,9 @@ FlowPage::FlowPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_c
     m_tailView->setColumnWidth(EventTailModel::Message, 21 * digit);
     m_tailView->setColumnWidth(EventTailModel::Delivery, 9 * digit);
     m_tailView->setColumnWidth(EventTailModel::User, 10 * digit);
+    m_tailView->setMouseTracking(true);
+    m_tailView->viewport()->installEventFilter(this);
+    m_tailView->installEventFilter(this);
     splitter->addWidget(m_tailView);
     m_timeline = new QTreeWidget;
     m_timeline->setObjectName(QStringLiteral("timeline"));
@@ -110,6 +125,7 @@ FlowPage::FlowPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_c
                 if (!id.isEmpty())
                     showLifecycle(id);
             });
+    connect(m_tailView->selectionModel(), &QItemSelectionModel::selectionChanged, this, &FlowPage::updateHold);
     // Keep the newest row in view unless the user scrolled up to read.
     connect(m_tailFilter, &QAbstractItemModel::rowsInserted, this, [this] {
         if (!m_pause->isChecked() && m_tailView->selectionModel()->selectedRows().isEmpty())
@@ -119,9 +135,53 @@ FlowPage::FlowPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_c
 
 void FlowPage::setPaused(bool paused)
 {
-    m_tail->setPaused(paused);
+    m_userPaused = paused;
     m_pause->setChecked(paused);
-    m_pause->setText(paused ? tr("Resume (%1 waiting)").arg(m_tail->pendingCount()) : tr("Pause"));
+    updateHold();
+}
+
+bool FlowPage::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_tailView->viewport()) {
+        if (event->type() == QEvent::Enter || event->type() == QEvent::HoverEnter) {
+            m_hovered = true;
+            updateHold();
+        } else if (event->type() == QEvent::Leave || event->type() == QEvent::HoverLeave) {
+            m_hovered = false;
+            updateHold();
+        }
+    } else if (watched == m_tailView && event->type() == QEvent::KeyPress
+               && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape && m_tailView->selectionModel()->hasSelection()) {
+        m_tailView->clearSelection(); // Esc lets the tail run again
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+// The model is paused while the user paused it or while the list is held; leaving both lets the
+// waiting events in at once and scrolls to the newest.
+void FlowPage::updateHold()
+{
+    m_held = m_hovered || m_tailView->selectionModel()->hasSelection();
+    const bool wasPaused = m_tail->isPaused();
+    m_tail->setPaused(m_userPaused || m_held);
+    if (wasPaused && !m_tail->isPaused())
+        m_tailView->scrollToBottom();
+    showTailState();
+}
+
+void FlowPage::showTailState()
+{
+    const int waiting = m_tail->pendingCount();
+    m_pause->setText(m_userPaused ? tr("Resume (%1 waiting)").arg(waiting) : tr("&Pause"));
+    if (m_held && !m_userPaused) {
+        m_holdLabel->setText(m_tailView->selectionModel()->hasSelection()
+                                 ? tr("Paused: a row is selected · %1 new (Esc resumes)").arg(waiting)
+                                 : tr("Paused while pointing · %1 new").arg(waiting));
+        m_holdLabel->show();
+    } else {
+        m_holdLabel->hide();
+    }
 }
 
 void FlowPage::clear()
@@ -134,8 +194,8 @@ void FlowPage::clear()
 void FlowPage::showSnapshot(const BrokerSnapshot &snapshot)
 {
     m_tail->append(snapshot.recentEvents);
-    if (m_tail->isPaused())
-        m_pause->setText(tr("Resume (%1 waiting)").arg(m_tail->pendingCount()));
+    if (m_tail->isPaused() && !snapshot.recentEvents.isEmpty())
+        showTailState();
     if (!m_lifecycleId.isEmpty()) {
         for (const MessageEvent &event : snapshot.recentEvents) {
             if (MessageId::format(event.sequence) == m_lifecycleId) {

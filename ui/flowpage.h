@@ -9,6 +9,7 @@
 #include <deque>
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -36,7 +37,14 @@ public:
     QTableView *tailView() const { return m_tailView; }
     QTreeWidget *timeline() const { return m_timeline; }
     void setPaused(bool paused);
+    // Whether the tail holds still because the pointer is over it or a row is selected: new
+    // events wait (counted in holdLabel()) so that nothing moves under a click.
+    bool isHeld() const { return m_held; }
+    QLabel *holdLabel() const { return m_holdLabel; }
     void showLifecycle(const QString &messageId);
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     struct RatePoint
@@ -47,6 +55,8 @@ private:
     };
     void recordRates(const BrokerSnapshot &snapshot);
     void redrawChart();
+    void updateHold();
+    void showTailState();
 
     BrokerClient &m_client;
     QComboBox *m_queuePicker;
@@ -56,6 +66,10 @@ private:
     QTableView *m_tailView;
     QLineEdit *m_filter;
     QPushButton *m_pause;
+    QLabel *m_holdLabel;
+    bool m_userPaused = false;
+    bool m_hovered = false;
+    bool m_held = false;
     QTreeWidget *m_timeline;
     struct History
     {

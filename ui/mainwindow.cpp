@@ -4,21 +4,29 @@
 #include "definitionsactions.h"
 #include "errorspage.h"
 #include "flowpage.h"
+#include "icons.h"
 #include "keydialog.h"
+#include "palette.h"
 #include "overviewpage.h"
 #include "queuespage.h"
 #include "settingspage.h"
 #include "userspage.h"
 
 #include "runtime/continuation.h"
+#include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -37,8 +45,9 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     m_nav = new QListWidget;
     m_nav->setObjectName(QStringLiteral("navigation"));
     m_nav->setFrameShape(QFrame::NoFrame);
-    m_nav->setFixedWidth(170);
-    m_nav->setStyleSheet(QStringLiteral("QListWidget { padding-top: 8px; } QListWidget::item { padding: 8px 12px; }"));
+    m_nav->setFixedWidth(160);
+    m_nav->setIconSize(QSize(16, 16));
+    m_nav->setToolTip(tr("Pages: Ctrl+1 … Ctrl+6"));
     m_stack = new QStackedWidget;
     layout->addWidget(m_nav);
     layout->addWidget(m_stack, 1);
@@ -50,14 +59,13 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     m_users = new UsersPage(client);
     m_errors = new ErrorsPage;
     m_settings = new SettingsPage(client);
-    addPage(m_overview, tr("Overview"));
-    addPage(m_queues, tr("Queues"));
-    addPage(m_flow, tr("Message flow"));
-    addPage(m_users, tr("Users"));
-    addPage(m_errors, tr("Errors"));
-    addPage(m_settings, tr("Settings"));
-    const auto *definitions = new DefinitionsActions(client, this);
-    m_queues->addToolbarMenu(tr("Definitions"), {definitions->exportAction(), definitions->importAction()});
+    addPage(m_overview, tr("Overview"), QStringLiteral("go-home"), tr("Health, totals and rates of the whole broker"));
+    addPage(m_queues, tr("Queues"), QStringLiteral("folder"), tr("Every queue: create, publish, browse, purge, delete"));
+    addPage(m_flow, tr("Message flow"), QStringLiteral("network-transmit-receive"),
+            tr("Rates over time, the live event tail and a message's lifecycle"));
+    addPage(m_users, tr("Users"), QStringLiteral("system-users"), tr("Users, their roles and API keys"));
+    addPage(m_errors, tr("Errors"), QStringLiteral("dialog-warning"), tr("What went wrong, how often, and where"));
+    addPage(m_settings, tr("Settings"), QStringLiteral("preferences-system"), tr("The broker's configuration file"));
     connect(m_nav, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
     m_nav->setCurrentRow(Overview);
 
@@ -74,7 +82,11 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     connect(&client, &BrokerClient::notificationRaised, this, &MainWindow::notify);
     connect(m_settings, &SettingsPage::applyRequested, this, &MainWindow::applySettings);
     setUpTray();
+    m_definitions = new DefinitionsActions(client, this);
+    buildMenus();
 
+    // Small screens and tiled windows: the pages scroll rather than forcing a larger window.
+    setMinimumSize(640, 480);
     resize(1100, 720);
     QSettings state;
     restoreGeometry(state.value(QStringLiteral("window/geometry")).toByteArray());
@@ -85,11 +97,150 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::addPage(QWidget *page, const QString &title)
+void MainWindow::addPage(QWidget *page, const QString &title, const QString &icon, const QString &tip)
 {
-    m_stack->addWidget(page);
-    m_nav->addItem(title);
+    // Pages of forms and figures sit in a scroll area: below their minimum size they scroll, so
+    // the window can be made small (800×560 and less) with every control still reachable. Pages
+    // that are mostly a table scroll by themselves and stay out of one (a scroll area would
+    // re-measure the page on every snapshot tick).
+    const bool scrollsItself = page == m_queues || page == m_flow;
+    if (scrollsItself) {
+        m_stack->addWidget(page);
+    } else {
+        auto *scroll = new QScrollArea;
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidgetResizable(true);
+        scroll->setWidget(page);
+        m_stack->addWidget(scroll);
+    }
+    auto *item = new QListWidgetItem(themeIcon(icon), title, m_nav);
+    item->setToolTip(QStringLiteral("%1 (Ctrl+%2)").arg(tip).arg(m_nav->count()));
+    item->setSizeHint(QSize(0, m_nav->fontMetrics().height() + 16));
 }
+
+QWidget *MainWindow::pageWidget(Page page) const
+{
+    auto *scroll = qobject_cast<QScrollArea *>(m_stack->widget(page));
+    return scroll ? scroll->widget() : m_stack->widget(page);
+}
+
+MainWindow::Page MainWindow::currentPage() const
+{
+    return Page(qBound(0, m_nav->currentRow(), PageCount - 1));
+}
+
+void MainWindow::focusFilter()
+{
+    QWidget *page = pageWidget(currentPage());
+    if (!page)
+        return;
+    for (const char *name : {"filter", "tailFilter"}) {
+        if (auto *field = page->findChild<QLineEdit *>(QLatin1StringView(name))) {
+            field->setFocus(Qt::ShortcutFocusReason);
+            field->selectAll();
+            return;
+        }
+    }
+}
+
+void MainWindow::refresh()
+{
+    if (m_client.state() != BrokerClient::State::Running)
+        return;
+    BrokerSnapshot again = m_lastSnapshot;
+    again.recentEvents.clear(); // the tail has them already
+    applySnapshot(again);
+}
+
+void MainWindow::setTheme(int theme)
+{
+    const auto chosen = Palette::Theme(qBound(0, theme, 2));
+    Palette::applyTheme(chosen);
+    QSettings().setValue(QStringLiteral("view/theme"), Palette::themeKey(chosen));
+    if (QAction *action = themeAction(int(chosen)))
+        action->setChecked(true);
+}
+
+QAction *MainWindow::themeAction(int theme) const
+{
+    const QList<QAction *> actions = m_themes ? m_themes->actions() : QList<QAction *>{};
+    return theme >= 0 && theme < actions.size() ? actions.at(theme) : nullptr;
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_definitions->exportAction());
+    file->addAction(m_definitions->importAction());
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setStatusTip(tr("Stop the broker and close BrokerDesk"));
+
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    QAction *find = edit->addAction(tr("&Filter"), this, &MainWindow::focusFilter);
+    find->setShortcut(QKeySequence::Find);
+    find->setStatusTip(tr("Type to filter the queues or the event tail"));
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    for (int page = 0; page < PageCount; ++page) {
+        QAction *go = view->addAction(m_nav->item(page)->icon(), m_nav->item(page)->text(), this,
+                                      [this, page] { showPage(Page(page)); });
+        go->setShortcut(QKeySequence(QKeyCombination(Qt::CTRL, Qt::Key(Qt::Key_1 + page))));
+    }
+    view->addSeparator();
+    QAction *reload = view->addAction(themeIcon(QStringLiteral("view-refresh")), tr("&Refresh"), this, &MainWindow::refresh);
+    reload->setShortcut(QKeySequence::Refresh);
+    reload->setStatusTip(tr("Show the newest figures now (they also update a few times a second)"));
+    QMenu *theme = view->addMenu(tr("&Theme"));
+    m_themes = new QActionGroup(this);
+    const std::initializer_list<std::pair<QString, QString>> themes = {
+        {tr("&System"), tr("Follow the desktop's colours")},
+        {tr("&Light"), tr("Light colours whatever the desktop uses")},
+        {tr("&Dark"), tr("Dark colours whatever the desktop uses")},
+    };
+    int index = 0;
+    for (const auto &[text, tip] : themes) {
+        QAction *action = theme->addAction(text, this, [this, index] { setTheme(index); });
+        action->setCheckable(true);
+        action->setStatusTip(tip);
+        m_themes->addAction(action);
+        ++index;
+    }
+    const Palette::Theme saved = Palette::themeFromKey(QSettings().value(QStringLiteral("view/theme")).toString());
+    if (saved != Palette::Theme::System)
+        Palette::applyTheme(saved);
+    themeAction(int(saved))->setChecked(true);
+
+    QMenu *queue = menuBar()->addMenu(tr("&Queue"));
+    QAction *create = m_queues->newQueueAction();
+    queue->addAction(create);
+    queue->addSeparator();
+    queue->addActions(m_queues->queueActions());
+    queue->addSeparator();
+    queue->addMenu(m_queues->copyAsMenu());
+    // The queue actions act on the Queues page's selection: show it.
+    connect(queue, &QMenu::aboutToShow, this, [this] { showPage(Queues); });
+    connect(create, &QAction::triggered, this, [this] { showPage(Queues); });
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+        QMessageBox::information(this, tr("Keyboard shortcuts"),
+                                 tr("<table>"
+                                    "<tr><td>Ctrl+1 … Ctrl+6&nbsp;&nbsp;</td><td>pages</td></tr>"
+                                    "<tr><td>Ctrl+F</td><td>filter</td></tr>"
+                                    "<tr><td>Ctrl+N</td><td>new queue</td></tr>"
+                                    "<tr><td>Delete</td><td>delete the selected queue</td></tr>"
+                                    "<tr><td>F5</td><td>refresh</td></tr>"
+                                    "<tr><td>Ctrl+Enter</td><td>send, in Publish</td></tr>"
+                                    "<tr><td>Esc</td><td>let the event tail run again</td></tr></table>"));
+    });
+    help->addAction(tr("&About BrokerDesk"), this, [this] {
+        QMessageBox::about(this, tr("About BrokerDesk"),
+                           tr("BrokerDesk: a message broker with its own desktop administration."));
+    });
+}
+
 
 void MainWindow::showPage(Page page)
 {
@@ -148,6 +299,8 @@ void MainWindow::applySnapshot(const BrokerSnapshot &snapshot)
 {
     QElapsedTimer timer;
     timer.start();
+    if (&snapshot != &m_lastSnapshot)
+        m_lastSnapshot = snapshot; // implicitly shared lists: reference counts, not a copy
     m_overview->showSnapshot(snapshot);
     m_queues->showSnapshot(snapshot);
     m_flow->showSnapshot(snapshot);

@@ -5,6 +5,8 @@
 
 #include <QMainWindow>
 
+class QAction;
+class QActionGroup;
 class QLabel;
 class QListWidget;
 class QStackedWidget;
@@ -12,6 +14,7 @@ class QSystemTrayIcon;
 
 namespace Broker::Ui {
 
+class DefinitionsActions;
 class ErrorsPage;
 class FlowPage;
 class OverviewPage;
@@ -45,6 +48,15 @@ public:
     UsersPage *usersPage() const { return m_users; }
     ErrorsPage *errorsPage() const { return m_errors; }
     SettingsPage *settingsPage() const { return m_settings; }
+    QWidget *pageWidget(Page page) const;
+    Page currentPage() const;
+    // Focuses the current page's filter field (Ctrl+F), if it has one.
+    void focusFilter();
+    // Shows the newest figures again on every page (F5); events are not replayed.
+    void refresh();
+    // A Palette::Theme as int; System follows the desktop. Kept in QSettings (view/theme).
+    void setTheme(int theme);
+    QAction *themeAction(int theme) const;
     // How long the last snapshot took to reach every page's model (not the repaint), in ms.
     double lastSnapshotApplyMs() const { return m_lastApplyMs; }
 
@@ -52,7 +64,8 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
-    void addPage(QWidget *page, const QString &title);
+    void addPage(QWidget *page, const QString &title, const QString &icon, const QString &tip);
+    void buildMenus();
     void stateChanged(BrokerClient::State state);
     void applySnapshot(const BrokerSnapshot &snapshot);
     void applySettings(const QList<ConfigChange> &changes, const QStringList &descriptions);
@@ -72,6 +85,9 @@ private:
     QLabel *m_stateLabel;
     QLabel *m_urlLabel;
     QSystemTrayIcon *m_tray = nullptr;
+    QActionGroup *m_themes = nullptr;
+    DefinitionsActions *m_definitions = nullptr; // File › Export / Import definitions
+    BrokerSnapshot m_lastSnapshot;
     double m_lastApplyMs = 0;
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "overviewpage.h"
 
+#include "palette.h"
+
 #include "format.h"
 #include "ratechart.h"
 
@@ -18,9 +20,9 @@ namespace Broker::Ui {
 
 namespace {
 
-QString statusHtml(const QString &text, const char *color)
+QString statusHtml(const QString &text, Palette::Role role)
 {
-    return QStringLiteral("<span style='color:%1'>●</span> %2").arg(QLatin1String(color), text);
+    return QStringLiteral("<span style='color:%1'>●</span> %2").arg(Palette::hex(role), text);
 }
 
 } // namespace
@@ -58,14 +60,15 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
     m_endpoint->setObjectName(QStringLiteral("endpoint"));
     endpointRow->addWidget(m_endpoint, 1);
     auto *copy = new QPushButton(tr("Copy"));
+    copy->setToolTip(tr("Copy the REST endpoint URL to the clipboard"));
     connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_endpoint->text()); });
     endpointRow->addWidget(copy);
     layout->addLayout(endpointRow);
 
     m_chart = new RateChart;
     m_chart->setTitle(tr("Messages per second"));
-    m_chart->addSeries(tr("publish"), QColor(0x1e, 0x88, 0xe5));
-    m_chart->addSeries(tr("consume"), QColor(0x43, 0xa0, 0x47));
+    m_chart->addSeries(tr("publish"), Palette::color(Palette::PublishSeries));
+    m_chart->addSeries(tr("consume"), Palette::color(Palette::ConsumeSeries));
     layout->addWidget(m_chart, 1);
     showState(BrokerClient::State::Stopped);
 }
@@ -108,9 +111,9 @@ void OverviewPage::showStart(const StartReport &report)
 void OverviewPage::showState(BrokerClient::State state)
 {
     switch (state) {
-    case BrokerClient::State::Stopped: m_status->setText(statusHtml(tr("stopped"), "#9e9e9e")); break;
-    case BrokerClient::State::Starting: m_status->setText(statusHtml(tr("starting"), "#9e9e9e")); break;
-    case BrokerClient::State::Failed: m_status->setText(statusHtml(tr("not running"), "#c62828")); break;
+    case BrokerClient::State::Stopped: m_status->setText(statusHtml(tr("stopped"), Palette::Muted)); break;
+    case BrokerClient::State::Starting: m_status->setText(statusHtml(tr("starting"), Palette::Muted)); break;
+    case BrokerClient::State::Failed: m_status->setText(statusHtml(tr("not running"), Palette::Bad)); break;
     case BrokerClient::State::Running: break; // the next snapshot tells the health
     }
     if (state != BrokerClient::State::Running)
@@ -120,9 +123,9 @@ void OverviewPage::showState(BrokerClient::State state)
 void OverviewPage::showSnapshot(const BrokerSnapshot &snapshot)
 {
     switch (snapshot.health) {
-    case HealthStatus::Healthy: m_status->setText(statusHtml(tr("healthy"), "#43a047")); break;
-    case HealthStatus::Degraded: m_status->setText(statusHtml(tr("degraded"), "#ef6c00")); break;
-    case HealthStatus::Unhealthy: m_status->setText(statusHtml(tr("unhealthy"), "#c62828")); break;
+    case HealthStatus::Healthy: m_status->setText(statusHtml(tr("healthy"), Palette::Good)); break;
+    case HealthStatus::Degraded: m_status->setText(statusHtml(tr("degraded"), Palette::Warning)); break;
+    case HealthStatus::Unhealthy: m_status->setText(statusHtml(tr("unhealthy"), Palette::Bad)); break;
     }
     m_uptime->setText(formatDuration(snapshot.uptimeSeconds));
     m_queues->setText(formatCount(snapshot.queues.size()));
@@ -143,7 +146,7 @@ void OverviewPage::showStoreStatus(const StoreStatus &status, qint64 nowMs)
     m_backendTitle->setText(status.breaker.isEmpty() ? tr("Storage") : tr("Redis connection"));
     QStringList parts;
     if (!status.writable)
-        parts.append(statusHtml(tr("read-only, changes refused: %1").arg(status.readOnlyReason.toHtmlEscaped()), "#c62828"));
+        parts.append(statusHtml(tr("read-only, changes refused: %1").arg(status.readOnlyReason.toHtmlEscaped()), Palette::Bad));
     if (!status.breaker.isEmpty())
         parts += breakerParts(status, nowMs);
     m_backendState->setText(parts.join(QStringLiteral(" · ")));
@@ -153,13 +156,13 @@ QStringList OverviewPage::breakerParts(const StoreStatus &status, qint64 nowMs) 
 {
     QString breaker;
     if (status.breaker == QLatin1StringView("closed"))
-        breaker = statusHtml(tr("circuit breaker closed"), "#43a047");
+        breaker = statusHtml(tr("circuit breaker closed"), Palette::Good);
     else if (status.breaker == QLatin1StringView("open"))
         breaker = statusHtml(tr("circuit breaker open, next try in %1")
                                  .arg(formatDuration(std::max<qint64>(0, status.breakerRetryAtMs - nowMs) / 1000)),
-                             "#c62828");
+                             Palette::Bad);
     else
-        breaker = statusHtml(tr("circuit breaker half-open (probing)"), "#ef6c00");
+        breaker = statusHtml(tr("circuit breaker half-open (probing)"), Palette::Warning);
     QStringList parts{breaker, tr("%1 of %2 connections up").arg(status.connectionsReady).arg(status.connections)};
     if (status.spooledMessages > 0)
         parts.append(tr("%1 publishes spooled until Redis answers").arg(formatCount(status.spooledMessages)));

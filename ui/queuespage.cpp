@@ -3,25 +3,24 @@
 
 #include "browsedialog.h"
 #include "confirm.h"
+#include "copyas.h"
 #include "createqueuedialog.h"
-#include "curlcommand.h"
 #include "format.h"
+#include "icons.h"
 #include "messagebar.h"
 #include "publishdialog.h"
-#include "queuesortproxy.h"
+#include "queueproxymodel.h"
 #include "queuetablemodel.h"
 
-
 #include "runtime/continuation.h"
-#include <QApplication>
-#include <QClipboard>
-#include <QHBoxLayout>
+#include <QAction>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
-#include <QPushButton>
-#include <QSortFilterProxyModel>
+#include <QPointer>
+#include <QScopedValueRollback>
 #include <QTableView>
+#include <QToolBar>
 #include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -34,51 +33,52 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
     m_bar = new MessageBar;
     layout->addWidget(m_bar);
 
-    auto *toolbar = new QHBoxLayout;
     m_filter = new QLineEdit;
     m_filter->setObjectName(QStringLiteral("filter"));
-    m_filter->setPlaceholderText(tr("Filter queues"));
+    m_filter->setPlaceholderText(tr("Filter queues (Ctrl+F)"));
+    m_filter->setToolTip(tr("Show only the queues whose name contains this text"));
     m_filter->setClearButtonEnabled(true);
-    toolbar->addWidget(m_filter, 1);
-    auto addButton = [&](const QString &text, void (QueuesPage::*action)(), bool needsQueue) {
-        auto *button = new QPushButton(text);
-        connect(button, &QPushButton::clicked, this, action);
-        toolbar->addWidget(button);
-        if (needsQueue)
-            m_queueActions.append(button);
-        return button;
-    };
-    addButton(tr("New queue…"), &QueuesPage::createQueue, false);
-    addButton(tr("Publish…"), &QueuesPage::publishMessage, true);
-    addButton(tr("Browse…"), &QueuesPage::browseMessages, true);
-    addButton(tr("Redrive"), &QueuesPage::redriveQueue, true);
-    addButton(tr("Purge…"), &QueuesPage::purgeQueue, true);
-    addButton(tr("Delete…"), &QueuesPage::deleteQueue, true);
+    m_filter->setMinimumWidth(120);
+    layout->addWidget(m_filter);
 
-    auto *curl = new QToolButton;
-    curl->setText(tr("Copy as curl"));
-    curl->setPopupMode(QToolButton::InstantPopup);
-    auto *curlMenu = new QMenu(curl);
-    curlMenu->addAction(tr("List queues"), this, [this] { copyCurl(QStringLiteral("GET"), m_start.apiUrl + QStringLiteral("/queues")); });
-    curlMenu->addAction(tr("Queue details"), this, [this] { copyCurl(QStringLiteral("GET"), queueUrl(selectedQueue())); });
-    curlMenu->addAction(tr("Consume one message"), this, [this] {
-        copyCurl(QStringLiteral("GET"), m_start.apiUrl + QStringLiteral("/messages/")
-                     + QString::fromUtf8(QUrl::toPercentEncoding(selectedQueue())));
-    });
-    curlMenu->addAction(tr("Browse messages"), this, [this] {
-        copyCurl(QStringLiteral("GET"), queueUrl(selectedQueue(), QStringLiteral("/messages?offset=0&limit=50")));
-    });
-    curlMenu->addAction(tr("Redrive"), this, [this] { copyCurl(QStringLiteral("POST"), queueUrl(selectedQueue(), QStringLiteral("/redrive"))); });
-    curlMenu->addAction(tr("Purge"), this, [this] { copyCurl(QStringLiteral("POST"), queueUrl(selectedQueue(), QStringLiteral("/purge"))); });
-    curlMenu->addAction(tr("Delete"), this, [this] { copyCurl(QStringLiteral("DELETE"), queueUrl(selectedQueue())); });
-    curl->setMenu(curlMenu);
-    toolbar->addWidget(curl);
-    layout->addLayout(toolbar);
-    m_toolbar = toolbar;
+    // A tool bar rather than a row of buttons: at a narrow width the actions that do not fit go
+    // to its overflow menu instead of widening the window.
+    m_toolbar = new QToolBar;
+    m_toolbar->setObjectName(QStringLiteral("queueActions"));
+    m_toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_toolbar->setIconSize(QSize(16, 16));
+    m_newQueue = addAction(tr("&New queue…"), QStringLiteral("list-add"), tr("Create a queue (Ctrl+N)"), &QueuesPage::createQueue);
+    m_newQueue->setShortcut(QKeySequence::New);
+    m_queueActions.append(addAction(tr("&Publish…"), QStringLiteral("mail-send"),
+                                    tr("Publish a test message to the selected queue"), &QueuesPage::publishMessage));
+    m_queueActions.append(addAction(tr("&Browse…"), QStringLiteral("document-open"),
+                                    tr("Look at the selected queue's messages without consuming them (double-click)"),
+                                    &QueuesPage::browseMessages));
+    m_queueActions.append(addAction(tr("&Redrive"), QStringLiteral("edit-redo"),
+                                    tr("Move the dead letters of the selected dead-letter queue back to their queues"),
+                                    &QueuesPage::redriveQueue));
+    m_queueActions.append(addAction(tr("P&urge…"), QStringLiteral("edit-clear"),
+                                    tr("Remove every message from the selected queue (asks first)"), &QueuesPage::purgeQueue));
+    m_delete = addAction(tr("&Delete…"), QStringLiteral("edit-delete"),
+                         tr("Delete the selected queue and its messages (Delete; asks first)"), &QueuesPage::deleteQueue);
+    m_queueActions.append(m_delete);
+    buildCopyAsMenu();
+    auto *copy = new QToolButton;
+    copy->setObjectName(QStringLiteral("copyAs"));
+    copy->setText(tr("Copy &as"));
+    copy->setIcon(themeIcon(QStringLiteral("edit-copy")));
+    copy->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    copy->setToolTip(tr("Copy a request for the selected queue as curl, Python or C++; the key stays a placeholder"));
+    copy->setPopupMode(QToolButton::InstantPopup);
+    copy->setMenu(m_copyAs);
+    m_toolbar->addWidget(copy);
+    if (auto *more = m_toolbar->findChild<QToolButton *>(QStringLiteral("qt_toolbar_ext_button")))
+        more->setToolTip(tr("More actions: the ones that do not fit at this width"));
+    layout->addWidget(m_toolbar);
 
     m_model = new QueueTableModel(this);
-    m_proxy = new QueueSortProxy(m_model, this);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    m_proxy = new QueueProxyModel(m_model, this);
+    connect(m_filter, &QLineEdit::textChanged, this, &QueuesPage::setFilterText);
 
     m_view = new QTableView;
     m_view->setObjectName(QStringLiteral("queues"));
@@ -88,6 +88,8 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setAlternatingRowColors(true);
+    m_view->setTextElideMode(Qt::ElideMiddle); // tenant-a.orders…retry keeps both ends readable
+    m_view->setWordWrap(false);
     m_view->verticalHeader()->hide();
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
     // Fixed widths from the font: sizing to contents would read every one of 10,000 rows.
@@ -96,31 +98,78 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
         m_view->setColumnWidth(column, 11 * digit);
     m_view->setColumnWidth(QueueTableModel::DeadLettered, 14 * digit);
     m_view->setColumnWidth(QueueTableModel::Created, 21 * digit);
+    m_view->horizontalHeader()->setMinimumSectionSize(4 * digit);
     m_view->horizontalHeader()->setSectionResizeMode(QueueTableModel::Name, QHeaderView::Stretch);
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
-    for (const auto &[text, action] : std::initializer_list<std::pair<QString, void (QueuesPage::*)()>>{
-             {tr("Publish…"), &QueuesPage::publishMessage}, {tr("Browse…"), &QueuesPage::browseMessages},
-             {tr("Redrive"), &QueuesPage::redriveQueue}, {tr("Purge…"), &QueuesPage::purgeQueue},
-             {tr("Delete…"), &QueuesPage::deleteQueue}}) {
-        auto *menuAction = new QAction(text, m_view);
-        connect(menuAction, &QAction::triggered, this, action);
-        m_view->addAction(menuAction);
-    }
+    m_view->addActions(m_queueActions);
+    auto *copyMenuAction = new QAction(tr("Copy as"), m_view);
+    copyMenuAction->setMenu(m_copyAs);
+    m_view->addAction(copyMenuAction);
+    // Delete acts on the table only: in the filter field it still deletes text.
+    auto *deleteKey = new QAction(m_view);
+    deleteKey->setShortcut(QKeySequence::Delete);
+    deleteKey->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(deleteKey, &QAction::triggered, this, &QueuesPage::deleteQueue);
+    m_view->addAction(deleteKey);
     connect(m_view, &QTableView::doubleClicked, this, &QueuesPage::browseMessages);
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &QueuesPage::updateActions);
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &QueuesPage::userSelectionChanged);
+    // Enter in the filter moves on to the table, where the arrows pick a queue.
+    connect(m_filter, &QLineEdit::returnPressed, this, [this] {
+        m_view->setFocus();
+        if (selectedQueue().isEmpty() && m_proxy->rowCount() > 0)
+            m_view->selectRow(0);
+    });
     layout->addWidget(m_view, 1);
     updateActions();
 }
 
-void QueuesPage::addToolbarMenu(const QString &label, const QList<QAction *> &actions)
+QAction *QueuesPage::addAction(const QString &text, const QString &icon, const QString &tip, void (QueuesPage::*slot)())
 {
-    auto *button = new QToolButton;
-    button->setText(label);
-    button->setPopupMode(QToolButton::InstantPopup);
-    auto *menu = new QMenu(button);
-    menu->addActions(actions);
-    button->setMenu(menu);
-    m_toolbar->addWidget(button);
+    QAction *action = m_toolbar->addAction(themeIcon(icon), text);
+    action->setToolTip(tip);
+    action->setStatusTip(tip);
+    connect(action, &QAction::triggered, this, slot);
+    return action;
+}
+
+void QueuesPage::buildCopyAsMenu()
+{
+    m_copyAs = new QMenu(tr("Copy as"), this);
+    m_copyAs->setObjectName(QStringLiteral("copyAsMenu"));
+    const auto copied = [this](SnippetLanguage, const QString &text) {
+        m_bar->showInfo(tr("Copied to the clipboard: %1").arg(text.section(QLatin1Char('\n'), 0, 0)));
+    };
+    const auto encoded = [this] { return QString::fromUtf8(QUrl::toPercentEncoding(selectedQueue())); };
+    const std::initializer_list<std::pair<QString, std::function<HttpRequestSpec()>>> requests = {
+        {tr("List queues"), [this] { return request(QStringLiteral("GET"), m_start.apiUrl + QStringLiteral("/queues")); }},
+        {tr("Queue details"), [this] { return request(QStringLiteral("GET"), queueUrl(selectedQueue())); }},
+        {tr("Publish a message"), [this, encoded] {
+             return request(QStringLiteral("POST"), m_start.apiUrl + QStringLiteral("/messages/") + encoded(),
+                            QByteArrayLiteral(R"({"message":{"hello":"world"}})"));
+         }},
+        {tr("Consume one message"), [this, encoded] {
+             return request(QStringLiteral("GET"), m_start.apiUrl + QStringLiteral("/messages/") + encoded());
+         }},
+        {tr("Browse messages"), [this] {
+             return request(QStringLiteral("GET"), queueUrl(selectedQueue(), QStringLiteral("/messages?offset=0&limit=50")));
+         }},
+        {tr("Redrive"), [this] { return request(QStringLiteral("POST"), queueUrl(selectedQueue(), QStringLiteral("/redrive"))); }},
+        {tr("Purge"), [this] { return request(QStringLiteral("POST"), queueUrl(selectedQueue(), QStringLiteral("/purge"))); }},
+        {tr("Delete"), [this] { return request(QStringLiteral("DELETE"), queueUrl(selectedQueue())); }},
+    };
+    bool first = true;
+    for (const auto &[title, make] : requests) {
+        QMenu *sub = m_copyAs->addMenu(title);
+        addCopyAsActions(sub, this, make, copied);
+        if (!first)
+            m_copyQueueActions.append(sub->menuAction()); // about the selected queue
+        first = false;
+    }
+}
+
+HttpRequestSpec QueuesPage::request(const QString &method, const QString &url, const QByteArray &body) const
+{
+    return HttpRequestSpec{method, url, body};
 }
 
 void QueuesPage::showStart(const StartReport &report)
@@ -130,7 +179,48 @@ void QueuesPage::showStart(const StartReport &report)
 
 void QueuesPage::showSnapshot(const BrokerSnapshot &snapshot)
 {
-    m_model->setRows(snapshot.queues);
+    {
+        const QScopedValueRollback guard(m_restoring, true);
+        m_model->setRows(snapshot.queues);
+    }
+    restoreSelection();
+}
+
+void QueuesPage::setFilterText(const QString &text)
+{
+    {
+        const QScopedValueRollback guard(m_restoring, true);
+        m_proxy->setFilterFixedString(text);
+    }
+    restoreSelection();
+}
+
+void QueuesPage::userSelectionChanged()
+{
+    if (m_restoring)
+        return; // the model or the filter moved rows; the pick stays what it was
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    m_picked = rows.isEmpty() ? QString() : rows.first().data(QueueTableModel::NameRole).toString();
+    updateActions();
+}
+
+// Puts the selection back on the picked queue after rows moved: a row that was removed may have
+// handed "current" to its neighbour, which must never become the target of an action.
+void QueuesPage::restoreSelection()
+{
+    const QScopedValueRollback guard(m_restoring, true);
+    QItemSelectionModel *selection = m_view->selectionModel();
+    const int sourceRow = m_picked.isEmpty() ? -1 : m_model->rowOf(m_picked);
+    if (!m_picked.isEmpty() && sourceRow < 0)
+        m_picked.clear(); // deleted: nothing is selected now
+    const QModelIndex shown = sourceRow < 0 ? QModelIndex() : m_proxy->mapFromSource(m_model->index(sourceRow, 0));
+    if (shown.isValid()) {
+        const QModelIndexList rows = selection->selectedRows();
+        if (rows.size() != 1 || rows.first().row() != shown.row())
+            selection->setCurrentIndex(shown, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    } else if (selection->hasSelection() || selection->currentIndex().isValid()) {
+        selection->clear();
+    }
     updateActions();
 }
 
@@ -148,21 +238,26 @@ void QueuesPage::hideEvent(QHideEvent *event)
 
 QString QueuesPage::selectedQueue() const
 {
-    const QModelIndex current = m_view->currentIndex();
-    return current.isValid() ? current.data(QueueTableModel::NameRole).toString() : QString();
+    const int sourceRow = m_picked.isEmpty() ? -1 : m_model->rowOf(m_picked);
+    if (sourceRow < 0 || !m_proxy->mapFromSource(m_model->index(sourceRow, 0)).isValid())
+        return {};
+    return m_picked;
 }
 
 void QueuesPage::selectQueue(const QString &name)
 {
-    const int row = m_model->rowOf(name);
-    if (row >= 0)
-        m_view->setCurrentIndex(m_proxy->mapFromSource(m_model->index(row, 0)));
+    m_picked = m_model->rowOf(name) >= 0 ? name : QString();
+    restoreSelection();
+    if (!m_picked.isEmpty())
+        m_view->scrollTo(m_view->currentIndex());
 }
 
 void QueuesPage::updateActions()
 {
     const bool selected = !selectedQueue().isEmpty();
-    for (QWidget *action : std::as_const(m_queueActions))
+    for (QAction *action : std::as_const(m_queueActions))
+        action->setEnabled(selected);
+    for (QAction *action : std::as_const(m_copyQueueActions))
         action->setEnabled(selected);
 }
 
@@ -171,26 +266,23 @@ QString QueuesPage::queueUrl(const QString &queue, const QString &tail) const
     return m_start.apiUrl + QStringLiteral("/queues/") + QString::fromUtf8(QUrl::toPercentEncoding(queue)) + tail;
 }
 
-void QueuesPage::copyCurl(const QString &method, const QString &url, const QByteArray &body)
-{
-    QApplication::clipboard()->setText(curlCommand(method, url, body));
-    m_bar->showInfo(tr("Copied: %1").arg(curlCommand(method, url, body)));
-}
-
 void QueuesPage::createQueue()
 {
-    auto *dialog = new CreateQueueDialog(m_start.queueTypes, m_start.config.queues, m_start.apiUrl, this);
+    auto *dialog = new CreateQueueDialog(m_start.queueTypes, m_start.config.queues, m_start.apiUrl,
+                                         [this](const QString &name) { return m_model->rowOf(name) >= 0; }, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this, [this, dialog] {
-        const QString name = dialog->name();
+    connect(dialog, &CreateQueueDialog::createRequested, this, [this, dialog = QPointer(dialog)](const QString &name, const QJsonObject &options) {
         // Read as the engine reads a POST /queues body: what the dialog leaves out takes the
         // configured defaults.
-        const Result<QueueConfig> config = QueueConfig::fromOptions(name, dialog->options(), m_start.queueDefaults);
+        const Result<QueueConfig> config = QueueConfig::fromOptions(name, options, m_start.queueDefaults);
         if (!config)
-            return m_bar->showError(tr("Could not create %1: %2").arg(name, config.error().message));
-        whenFinished(m_client.createQueue(name, *config), this, [this, name](Result<QueueInfo> created) {
+            return dialog->finish(config.error().message);
+        whenFinished(m_client.createQueue(name, *config), this, [this, name, dialog](Result<QueueInfo> created) {
+            if (dialog)
+                dialog->finish(created ? QString() : created.error().message);
             if (!created) {
-                m_bar->showError(tr("Could not create %1: %2").arg(name, created.error().message));
+                if (!dialog)
+                    m_bar->showError(tr("Could not create %1: %2").arg(name, created.error().message));
                 return;
             }
             m_bar->showInfo(tr("Queue %1 created").arg(name));
@@ -204,12 +296,16 @@ void QueuesPage::publishMessage()
     const QString queue = selectedQueue();
     if (queue.isEmpty())
         return;
-    auto *dialog = new PublishDialog(queue, m_start.apiUrl, this);
+    const int row = m_model->rowOf(queue);
+    auto *dialog = new PublishDialog(queue, m_model->rowAt(row).config.type, m_start.apiUrl, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this, [this, dialog, queue] {
-        whenFinished(m_client.publish(queue, dialog->message()), this, [this, queue](Result<PublishResult> published) {
+    connect(dialog, &PublishDialog::publishRequested, this, [this, dialog = QPointer(dialog), queue](const NewMessage &message) {
+        whenFinished(m_client.publish(queue, message), this, [this, queue, dialog](Result<PublishResult> published) {
+            if (dialog)
+                dialog->finish(published ? QString() : published.error().message);
             if (!published) {
-                m_bar->showError(tr("Could not publish to %1: %2").arg(queue, published.error().message));
+                if (!dialog)
+                    m_bar->showError(tr("Could not publish to %1: %2").arg(queue, published.error().message));
                 return;
             }
             m_bar->showInfo(tr("Published %1 to %2 (%3 queued)")

@@ -9,7 +9,7 @@ namespace Broker::Ui {
 
 // The queues of a snapshot, one row each, in name order. Numeric columns answer SortRole with
 // numbers so that a sort proxy orders them as numbers; numericValue() gives the same numbers
-// without a QVariant, for a proxy that sorts 10,000 rows each tick (QueueSortProxy).
+// without a QVariant, for a proxy that sorts 10,000 rows each tick (QueueProxyModel).
 class QueueTableModel : public KeyedTableModel<QueueInfo>
 {
 public:

@@ -5,6 +5,7 @@
 #include "problembanner.h"
 
 #include "runtime/continuation.h"
+#include "palette.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -135,12 +136,14 @@ SettingsPage::SettingsPage(BrokerClient &client, QWidget *parent) : QWidget(pare
     layout->addWidget(limits);
 
     m_problem = new QLabel;
-    m_problem->setStyleSheet(QStringLiteral("color: #c62828"));
+    Palette::setTextRole(m_problem, Palette::ProblemText);
     layout->addWidget(m_problem);
     auto *buttons = new QHBoxLayout;
     buttons->addStretch(1);
     m_revert = new QPushButton(tr("Revert"));
     m_apply = new QPushButton(tr("Apply and restart broker"));
+    m_revert->setToolTip(tr("Put the form back to the settings in force"));
+    m_apply->setToolTip(tr("Write the changes to the configuration file and restart the broker with them"));
     m_apply->setObjectName(QStringLiteral("apply"));
     buttons->addWidget(m_revert);
     buttons->addWidget(m_apply);

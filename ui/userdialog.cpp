@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "userdialog.h"
 
+#include "palette.h"
+
 #include "core/user.h"
 
 #include <QCheckBox>
@@ -34,7 +36,7 @@ UserDialog::UserDialog(const QStringList &roles, QWidget *parent) : QDialog(pare
     }
     form->addRow(tr("Roles"), roleBox);
     m_problem = new QLabel;
-    m_problem->setStyleSheet(QStringLiteral("color: #c62828"));
+    Palette::setTextRole(m_problem, Palette::ProblemText);
     form->addRow(m_problem);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     m_ok = buttons->button(QDialogButtonBox::Ok);

@@ -16,6 +16,7 @@
 
 #include "../support/redisserver.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -161,7 +162,7 @@ void TestMainWindow::firstRunShowsTheAdminKeyOnce()
 void TestMainWindow::queueMadeInTheUiIsVisibleOverRest()
 {
     m_window->showPage(MainWindow::Queues);
-    clickButton(m_window->queuesPage(), "New queue…");
+    m_window->queuesPage()->newQueueAction()->trigger(); // the tool bar's "New queue…"
     auto *dialog = openDialog<CreateQueueDialog>();
     dialog->findChild<QLineEdit *>("name")->setText("ui.made");
     dialog->findChild<QComboBox *>("type")->setCurrentText("priority");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/queuesortproxy.h"
+#include "ui/queueproxymodel.h"
 #include "ui/queuetablemodel.h"
 
 #include <QAbstractItemModelTester>
@@ -169,7 +169,7 @@ void TestQueueTableModel::sortProxyOrdersAsSortRole_data()
     }
 }
 
-// QueueSortProxy compares values directly; its order must be the one SortRole gives a plain proxy.
+// QueueProxyModel compares values directly; its order must be the one SortRole gives a plain proxy.
 void TestQueueTableModel::sortProxyOrdersAsSortRole()
 {
     QFETCH(int, column);
@@ -192,7 +192,7 @@ void TestQueueTableModel::sortProxyOrdersAsSortRole()
     QSortFilterProxyModel byRole;
     byRole.setSourceModel(&model);
     byRole.setSortRole(QueueTableModel::SortRole);
-    QueueSortProxy byValue(&model);
+    QueueProxyModel byValue(&model);
     const Qt::SortOrder order = descending ? Qt::DescendingOrder : Qt::AscendingOrder;
     byRole.sort(column, order);
     byValue.sort(column, order);
@@ -205,7 +205,7 @@ void TestQueueTableModel::valueChangesDoNotResortByName()
 {
     QueueTableModel model;
     model.setRows({queue("a", 1), queue("b", 2), queue("c", 3)});
-    QueueSortProxy proxy(&model);
+    QueueProxyModel proxy(&model);
     QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
     proxy.sort(QueueTableModel::Name, Qt::AscendingOrder);
     QSignalSpy relaid(&proxy, &QAbstractItemModel::layoutChanged);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The small text helpers of the UI: JSON checking and indentation, curl lines, number formats.
+#include "ui/copyas.h"
 #include "ui/curlcommand.h"
 #include "ui/format.h"
 #include "ui/jsontext.h"
 
+#include <QProcess>
+#include <QStandardPaths>
 #include <QTest>
 
 using namespace Broker::Ui;
@@ -17,6 +20,10 @@ private Q_SLOTS:
     void compactJson();
     void prettyJsonKeepsWhatIsNotJson();
     void curlLinesQuoteForTheShell();
+    void snippetsCarryTheRequest_data();
+    void snippetsCarryTheRequest();
+    void pythonSnippetSendsTheExactBody();
+    void cppRawStringsNeverEndEarly();
     void formats();
 };
 
@@ -59,6 +66,70 @@ void TestUiText::curlLinesQuoteForTheShell()
     QCOMPARE(curlCommand("POST", "http://h/messages/q", "{\"message\":\"it's\"}"),
              "curl -sS -X POST 'http://h/messages/q' -H \"X-API-Key: $API_KEY\" -H 'Content-Type: application/json' "
              "-d '{\"message\":\"it'\\''s\"}'");
+}
+
+void TestUiText::snippetsCarryTheRequest_data()
+{
+    QTest::addColumn<int>("language");
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QStringList>("expected"); // lines or fragments the snippet must contain
+    QTest::addRow("curl-get") << int(SnippetLanguage::Curl) << "GET" << QByteArray()
+                              << QStringList{"curl -sS 'http://h:1/queues/a%20b' -H \"X-API-Key: $API_KEY\""};
+    QTest::addRow("python-get") << int(SnippetLanguage::Python) << "GET" << QByteArray()
+                                << QStringList{"import requests", "    'GET',", "    'http://h:1/queues/a%20b',",
+                                               "    headers={\"X-API-Key\": os.environ[\"API_KEY\"]},",
+                                               "print(response.status_code, response.text)"};
+    QTest::addRow("python-post") << int(SnippetLanguage::Python) << "POST" << QByteArray(R"({"message":"it's"})")
+                                 << QStringList{"body = '{\"message\":\"it\\'s\"}'", "\"Content-Type\": \"application/json\"",
+                                                "    data=body.encode(\"utf-8\"),"};
+    QTest::addRow("cpp-get") << int(SnippetLanguage::Cpp) << "GET" << QByteArray()
+                             << QStringList{"#include <QNetworkAccessManager>",
+                                            "    QNetworkRequest request(QUrl(QStringLiteral(\"http://h:1/queues/a%20b\")));",
+                                            "    request.setRawHeader(\"X-API-Key\", qgetenv(\"API_KEY\"));",
+                                            "    const QByteArray body;", "network.sendCustomRequest(request, \"GET\", body);"};
+    QTest::addRow("cpp-delete-body") << int(SnippetLanguage::Cpp) << "DELETE" << QByteArray(R"({"x":")json"})")
+                                     << QStringList{"    const QByteArray body(R\"json1({\"x\":\")json\"})json1\"); // UTF-8, as sent",
+                                                    "QNetworkRequest::ContentTypeHeader", "\"DELETE\""};
+}
+
+void TestUiText::snippetsCarryTheRequest()
+{
+    QFETCH(int, language);
+    QFETCH(QString, method);
+    QFETCH(QByteArray, body);
+    QFETCH(QStringList, expected);
+    const QString text = snippet(SnippetLanguage(language), {method, "http://h:1/queues/a%20b", body});
+    for (const QString &line : expected)
+        QVERIFY2(text.contains(line), qPrintable(line + "\n--- in ---\n" + text));
+    QVERIFY(!text.contains("X-API-Key: k")); // a placeholder, never a key
+}
+
+void TestUiText::pythonSnippetSendsTheExactBody()
+{
+    const QString python = QStandardPaths::findExecutable("python3");
+    if (python.isEmpty())
+        QSKIP("python3 is not installed: the snippet's syntax cannot be checked here");
+    const QByteArray body = "{\"text\":\"it's \\\"quoted\\\" \\\\ ünï\",\"n\":1}";
+    const QString code = pythonRequestsSnippet({"POST", "http://h/messages/q", body});
+    // Parse the snippet (not run: that would need requests and a broker) and read its body back.
+    QProcess process;
+    process.start(python, {"-c", "import ast, sys\n"
+                                 "tree = ast.parse(sys.stdin.read())\n"
+                                 "body = [n.value.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == 'body']\n"
+                                 "sys.stdout.buffer.write(body[0].encode('utf-8'))\n"});
+    QVERIFY(process.waitForStarted(10000));
+    process.write(code.toUtf8());
+    process.closeWriteChannel();
+    QVERIFY(process.waitForFinished(10000));
+    QCOMPARE(process.readAllStandardError(), QByteArray());
+    QCOMPARE(process.readAllStandardOutput(), body);
+}
+
+void TestUiText::cppRawStringsNeverEndEarly()
+{
+    QCOMPARE(cppRawString("{}"), "R\"json({})json\"");
+    QCOMPARE(cppRawString(")json\" )json1\""), "R\"json2()json\" )json1\")json2\"");
 }
 
 void TestUiText::formats()
