@@ -3,8 +3,10 @@
 
 #include "errorspage.h"
 #include "flowpage.h"
+#include "forecastalerts.h"
 #include "keydialog.h"
 #include "overviewpage.h"
+#include "queuedetailpage.h"
 #include "queuespage.h"
 #include "settingspage.h"
 #include "userspage.h"
@@ -21,6 +23,7 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QSystemTrayIcon>
 
 namespace Broker::Ui {
@@ -56,6 +59,14 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     addPage(m_errors, tr("Errors"));
     addPage(m_settings, tr("Settings"));
     connect(m_nav, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
+    // Queue detail: a stack page without a sidebar entry, opened from the queues table.
+    m_queueDetail = new QueueDetailPage(client);
+    m_stack->addWidget(m_queueDetail);
+    connect(m_queues, &QueuesPage::queueOpened, this, &MainWindow::openQueue);
+    connect(m_queueDetail, &QueueDetailPage::backRequested, this, [this] { m_stack->setCurrentIndex(Queues); });
+    connect(m_nav, &QListWidget::itemClicked, this, [this] { m_stack->setCurrentIndex(m_nav->currentRow()); });
+    m_forecastAlerts = new ForecastAlerts(this);
+    connect(m_forecastAlerts, &ForecastAlerts::alertRaised, this, &MainWindow::notify);
     m_nav->setCurrentRow(Overview);
 
     m_stateLabel = new QLabel;
@@ -91,6 +102,15 @@ void MainWindow::addPage(QWidget *page, const QString &title)
 void MainWindow::showPage(Page page)
 {
     m_nav->setCurrentRow(page);
+    m_stack->setCurrentIndex(page); // also when the sidebar already showed it (from queue detail)
+}
+
+void MainWindow::openQueue(const QString &queue)
+{
+    const QSignalBlocker quiet(m_nav); // the sidebar shows Queues without switching back to the table
+    m_nav->setCurrentRow(Queues);
+    m_queueDetail->showQueue(queue);
+    m_stack->setCurrentWidget(m_queueDetail);
 }
 
 void MainWindow::startBroker()
@@ -102,6 +122,7 @@ void MainWindow::showStartReport(const StartReport &report, bool showKeys)
 {
     m_overview->showStart(report);
     m_queues->showStart(report);
+    m_queueDetail->showStart(report);
     m_users->showStart(report);
     if (!report.ok) {
         m_stateLabel->setText(tr("The broker did not start: %1").arg(report.error));
@@ -150,6 +171,8 @@ void MainWindow::applySnapshot(const BrokerSnapshot &snapshot)
     m_overview->showSnapshot(snapshot);
     m_queues->showSnapshot(snapshot);
     m_flow->showSnapshot(snapshot);
+    m_queueDetail->showSnapshot(snapshot);
+    m_forecastAlerts->check(snapshot);
     m_lastApplyMs = double(timer.nsecsElapsed()) / 1e6;
     if (m_tray) {
         m_tray->setToolTip(tr("BrokerDesk — %1, %2 queues, %3 messages")
@@ -241,6 +264,15 @@ QStringList MainWindow::renderPages(const QString &dir)
         const QString path = QDir(dir).filePath(pageFileName(Page(page)));
         if (grab().save(path))
             written.append(path);
+    }
+    if (!m_queueDetail->queue().isEmpty()) {
+        const QString detail[] = {QStringLiteral("queue-detail.png"), QStringLiteral("queue-messages.png")};
+        for (const QueueDetailPage::Tab tab : {QueueDetailPage::OverviewTab, QueueDetailPage::MessagesTab}) {
+            openQueue(m_queueDetail->queue());
+            m_queueDetail->tabs()->setCurrentIndex(tab);
+            if (grab().save(QDir(dir).filePath(detail[tab])))
+                written.append(QDir(dir).filePath(detail[tab]));
+        }
     }
     showPage(Page(current));
     return written;

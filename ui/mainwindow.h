@@ -14,7 +14,9 @@ namespace Broker::Ui {
 
 class ErrorsPage;
 class FlowPage;
+class ForecastAlerts;
 class OverviewPage;
+class QueueDetailPage;
 class QueuesPage;
 class SettingsPage;
 class UsersPage;
@@ -45,6 +47,9 @@ public:
     UsersPage *usersPage() const { return m_users; }
     ErrorsPage *errorsPage() const { return m_errors; }
     SettingsPage *settingsPage() const { return m_settings; }
+    // One queue in full, shown in place of the queues table (the sidebar stays on Queues).
+    QueueDetailPage *queueDetailPage() const { return m_queueDetail; }
+    void openQueue(const QString &queue);
     // How long the last snapshot took to reach every page's model (not the repaint), in ms.
     double lastSnapshotApplyMs() const { return m_lastApplyMs; }
 
@@ -69,6 +74,8 @@ private:
     UsersPage *m_users;
     ErrorsPage *m_errors;
     SettingsPage *m_settings;
+    QueueDetailPage *m_queueDetail;
+    ForecastAlerts *m_forecastAlerts;
     QLabel *m_stateLabel;
     QLabel *m_urlLabel;
     QSystemTrayIcon *m_tray = nullptr;

@@ -98,6 +98,7 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
         m_view->setColumnWidth(column, 11 * digit);
     m_view->setColumnWidth(QueueTableModel::DeadLettered, 14 * digit);
     m_view->setColumnWidth(QueueTableModel::Created, 21 * digit);
+    m_view->setColumnWidth(QueueTableModel::Forecast, 20 * digit);
     m_view->horizontalHeader()->setSectionResizeMode(QueueTableModel::Name, QHeaderView::Stretch);
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
     for (const auto &[text, action] : std::initializer_list<std::pair<QString, void (QueuesPage::*)()>>{
@@ -108,7 +109,11 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
         connect(menuAction, &QAction::triggered, this, action);
         m_view->addAction(menuAction);
     }
-    connect(m_view, &QTableView::doubleClicked, this, &QueuesPage::browseMessages);
+    // activated: double-click (or the platform's single click) and Enter.
+    connect(m_view, &QTableView::activated, this, [this] {
+        if (const QString queue = selectedQueue(); !queue.isEmpty())
+            Q_EMIT queueOpened(queue);
+    });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &QueuesPage::updateActions);
     layout->addWidget(m_view, 1);
     updateActions();

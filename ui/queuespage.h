@@ -40,6 +40,10 @@ public:
     void deleteQueue();
     void redriveQueue();
 
+Q_SIGNALS:
+    // The user opened a queue (double-click or Enter on its row): show it in full.
+    void queueOpened(const QString &queue);
+
 private:
     QString queueUrl(const QString &queue, const QString &tail = {}) const;
     void copyCurl(const QString &method, const QString &url, const QByteArray &body = {});
