@@ -174,8 +174,9 @@ void MessageBrowser::showPage(const BrowsePage &page)
             m_view->selectionModel()->select(m_model->index(row, 0),
                                              QItemSelectionModel::Select | QItemSelectionModel::Rows);
     }
+    // The first message is shown, not selected: with nothing selected, Export takes them all.
     if (shown > 0 && !m_view->currentIndex().isValid())
-        m_view->setCurrentIndex(m_model->index(0, 0));
+        m_view->selectionModel()->setCurrentIndex(m_model->index(0, 0), QItemSelectionModel::NoUpdate);
     if (shown == 0)
         m_body->clear();
     updateActions();

@@ -208,7 +208,7 @@ void QueuesPage::browseMessages()
     const QString queue = selectedQueue();
     if (queue.isEmpty())
         return;
-    auto *dialog = new BrowseDialog(m_client, queue, this);
+    auto *dialog = new BrowseDialog(m_client, m_start, queue, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->open();
 }
