@@ -148,6 +148,13 @@ QFuture<Result<QueueInfo>> BrokerClient::createQueue(const QString &name, const 
     });
 }
 
+QFuture<Result<QueueInfo>> BrokerClient::updateQueue(const QString &name, const QueueConfigChange &change)
+{
+    return call<QueueInfo>([name, change](BrokerHost &host, auto done) {
+        host.broker()->updateQueue(name, change, std::move(done));
+    });
+}
+
 QFuture<Result<qint64>> BrokerClient::deleteQueue(const QString &name)
 {
     return call<qint64>([name](BrokerHost &host, auto done) { host.broker()->deleteQueue(name, std::move(done)); });
@@ -169,6 +176,13 @@ QFuture<Result<BrowsePage>> BrokerClient::browse(const QString &queue, qint64 of
 {
     return call<BrowsePage>([queue, offset, limit](BrokerHost &host, auto done) {
         host.broker()->browse(queue, offset, limit, std::move(done));
+    });
+}
+
+QFuture<Result<BrowsePage>> BrokerClient::browse(const QString &queue, const BrowseQuery &query)
+{
+    return call<BrowsePage>([queue, query](BrokerHost &host, auto done) {
+        host.broker()->browse(queue, query, std::move(done));
     });
 }
 

@@ -4,9 +4,11 @@
 #include "hostreport.h"
 
 #include "core/brokersnapshot.h"
+#include "core/browsequery.h"
 #include "core/configchange.h"
 #include "core/errorrecord.h"
 #include "core/message.h"
+#include "core/queueconfigchange.h"
 #include "core/queueinfo.h"
 #include "core/result.h"
 
@@ -28,7 +30,7 @@ class HostWorker;
 // store, REST API) in a worker thread named "broker" that it owns. Commands go in as queued calls
 // and answer with a QFuture finished in the worker thread; continue it with whenFinished()
 // (continuation.h) to come back to the main thread. Snapshots come out as signals about four
-// times a second and at once when queues are created, deleted or purged. Nothing here blocks on
+// times a second and at once when queues are created, changed, deleted or purged. Nothing here blocks on
 // the worker except the destructor, which stops it and waits for the thread to end.
 class BrokerClient : public QObject
 {
@@ -52,10 +54,14 @@ public:
     QFuture<Result<StartReport>> applySettings(const HostSettings &settings, const QList<ConfigChange> &changes);
 
     QFuture<Result<QueueInfo>> createQueue(const QString &name, const QueueConfig &config);
+    // Changes the options `change` names; a snapshot follows at once (queueUpdated).
+    QFuture<Result<QueueInfo>> updateQueue(const QString &name, const QueueConfigChange &change);
     QFuture<Result<qint64>> deleteQueue(const QString &name);
     QFuture<Result<qint64>> purgeQueue(const QString &name);
     QFuture<Result<PublishResult>> publish(const QString &queue, const NewMessage &message);
     QFuture<Result<BrowsePage>> browse(const QString &queue, qint64 offset, qint64 limit);
+    // Messages of one state, filtered server-side (BrowseQuery: state, page, text, header, id).
+    QFuture<Result<BrowsePage>> browse(const QString &queue, const BrowseQuery &query);
     QFuture<Result<qint64>> redrive(const QString &queue, qint64 limit);
     QFuture<Result<QList<MessageEvent>>> lifecycle(const QString &messageId);
 

@@ -69,6 +69,7 @@ StartReport HostWorker::start(const HostSettings &settings)
 
     MessageBroker *broker = m_host.broker();
     connect(broker, &MessageBroker::queueCreated, this, &HostWorker::requestSnapshot);
+    connect(broker, &MessageBroker::queueUpdated, this, &HostWorker::requestSnapshot);
     connect(broker, &MessageBroker::queueDeleted, this, &HostWorker::requestSnapshot);
     connect(broker, &MessageBroker::queuePurged, this, &HostWorker::requestSnapshot);
     connect(m_host.errors(), &ErrorManager::errorRecorded, this, [this] { m_directoryDirty = true; });

@@ -33,6 +33,7 @@ struct Message
     int deliveryCount = 0;    // deliveries so far, this one included
     QString receipt;          // set for leased deliveries (acknowledge=false); proves the lease
     qint64 leaseDeadlineMs = 0; // when an unacknowledged lease expires (0: not leased)
+    qint64 dueMs = 0;         // browsing delayed messages: when it becomes deliverable (0: not delayed)
     QString group;            // consumer group (stream queues)
     // Set on messages that were dead-lettered: where they came from and why.
     QString originQueue;
@@ -68,8 +69,12 @@ struct NackResult
 struct BrowsePage
 {
     QList<Message> messages;
+    // Unfiltered: messages in the state. Filtered: the matches among those examined (a lower
+    // bound when `truncated`).
     qint64 total = 0;
     qint64 nextOffset = -1; // -1 when there is nothing after this page
+    qint64 scanned = 0;     // messages examined to answer
+    bool truncated = false; // a filtered browse stopped at BrowseQuery::MaxScan with messages left unexamined
 };
 
 } // namespace Broker

@@ -2,8 +2,10 @@
 #pragma once
 
 #include "core/brokersnapshot.h"
+#include "core/browsequery.h"
 #include "core/message.h"
 #include "core/messageevent.h"
+#include "core/queueconfigchange.h"
 #include "core/queueinfo.h"
 #include "core/result.h"
 
@@ -74,6 +76,9 @@ public:
     virtual void deleteQueue(const QString &name, Completion<qint64> done) = 0;
     // Removes ready, delayed and in-flight messages; completes with how many.
     virtual void purgeQueue(const QString &name, Completion<qint64> done) = 0;
+    // Changes the options `change` names (validated by the engine; a dead-letter queue it names
+    // exists already) and completes with the queue as it is now. The type never changes.
+    virtual void updateQueue(const QString &name, const QueueConfigChange &change, Completion<QueueInfo> done) = 0;
     virtual void listQueues(Completion<QList<QueueInfo>> done) = 0;
     virtual void queueInfo(const QString &name, Completion<QueueInfo> done) = 0;
 
@@ -87,7 +92,10 @@ public:
     // Completes with the new lease deadline (ms since the epoch).
     virtual void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done) = 0;
 
-    virtual void browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done) = 0;
+    // One page of the queue's messages in `query.state`, filtered, without touching them.
+    // State Dead reads the queue's dead-letter queue for messages from it (or, for a queue without
+    // one, its own dead-lettered messages: the rule redrive follows). Query already validated.
+    virtual void browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done) = 0;
     // Moves up to `limit` (<= 0: all) dead-lettered messages back to their origin queues. `name`
     // is either a dead-letter queue, or a queue whose dead-letter queue holds messages from it.
     virtual void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) = 0;

@@ -165,6 +165,17 @@ Result<void> redriveLimit(qint64 limit)
     return {};
 }
 
+Result<void> browseQuery(const BrowseQuery &query, const EngineOptions &options)
+{
+    if (const Result<void> page = browsePage(query.offset, query.limit, options); !page)
+        return page;
+    if (query.text.toUtf8().size() > MaxSearchTextBytes)
+        return invalid(QStringLiteral("Invalid search text: at most %1 bytes").arg(MaxSearchTextBytes));
+    if (query.headerValue && query.headerKey.isEmpty())
+        return invalid(QStringLiteral("Invalid header filter: expected key:value or key"));
+    return {};
+}
+
 int jsonDepth(QByteArrayView json)
 {
     int depth = 0;

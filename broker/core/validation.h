@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/browsequery.h"
 #include "core/engineoptions.h"
 #include "core/message.h"
 #include "core/result.h"
@@ -57,6 +58,10 @@ Result<void> count(qint64 count, const EngineOptions &options);
 Result<void> visibilityTimeoutMs(qint64 visibilityMs, bool zeroMeansDefault);
 Result<void> browsePage(qint64 offset, qint64 limit, const EngineOptions &options);
 Result<void> redriveLimit(qint64 limit);
+// A browse: its page (browsePage), a search text of at most MaxSearchTextBytes, a header filter
+// that names its key.
+constexpr qsizetype MaxSearchTextBytes = 1024;
+Result<void> browseQuery(const BrowseQuery &query, const EngineOptions &options);
 
 // Nesting depth of JSON text, counted without parsing it (strings and escapes are skipped), so
 // that deeply nested input is refused before a parser recurses into it. Malformed text gets a

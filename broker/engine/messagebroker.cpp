@@ -14,11 +14,6 @@ namespace {
 
 const QString ProcessorUser = QStringLiteral("processor");
 
-bool isStoreFailure(ErrorCode code)
-{
-    return code == ErrorCode::Internal || code == ErrorCode::Unavailable || code == ErrorCode::Timeout;
-}
-
 } // namespace
 
 MessageBroker::MessageBroker(QueueStore &store, QueueTypeRegistry &types, const Clock &clock, EngineOptions options,
@@ -56,14 +51,9 @@ bool MessageBroker::registerQueueType(const QString &name, const QString &descri
     return m_types.registerQueueType(name, description, std::move(factory));
 }
 
-template<typename T>
-Completion<T> MessageBroker::watched(const char *operation, Completion<T> done)
+bool MessageBroker::isStoreFailure(ErrorCode code)
 {
-    return [this, operation, done = std::move(done)](Result<T> result) {
-        if (!result.ok() && isStoreFailure(result.error().code))
-            recordStoreError(operation, result.error());
-        done(std::move(result));
-    };
+    return code == ErrorCode::Internal || code == ErrorCode::Unavailable || code == ErrorCode::Timeout;
 }
 
 void MessageBroker::recordStoreError(const char *operation, const Error &error)
@@ -91,21 +81,22 @@ void MessageBroker::createQueue(const QString &name, const QueueConfig &config, 
     };
     if (config.deadLetterQueue.isEmpty())
         return createMain();
+    ensureDeadLetterQueue(config.deadLetterQueue, std::move(createMain));
+}
 
+void MessageBroker::ensureDeadLetterQueue(const QString &dlq, std::function<void()> then)
+{
     // The dead-letter queue exists before anything can be dead-lettered into it. One that exists
     // already is used as it is.
     const QueueConfig dlqConfig = QueueConfig::withDefaults(m_options.queueDefaults);
-    m_store.queueInfo(config.deadLetterQueue, [this, config, dlqConfig, createMain = std::move(createMain)](
-                                                  Result<QueueInfo> existing) mutable {
+    m_store.queueInfo(dlq, [this, dlq, dlqConfig, then = std::move(then)](Result<QueueInfo> existing) mutable {
         if (existing || existing.error().code != ErrorCode::QueueNotFound)
-            return createMain();
-        m_store.createQueue(config.deadLetterQueue, dlqConfig,
-                            [this, dlq = config.deadLetterQueue, createMain = std::move(createMain)](
-                                Result<QueueInfo> created) mutable {
-                                if (created)
-                                    Q_EMIT queueCreated(dlq);
-                                createMain();
-                            });
+            return then();
+        m_store.createQueue(dlq, dlqConfig, [this, dlq, then = std::move(then)](Result<QueueInfo> created) mutable {
+            if (created)
+                Q_EMIT queueCreated(dlq);
+            then();
+        });
     });
 }
 
@@ -247,10 +238,10 @@ void MessageBroker::extend(const QString &queue, const MessageRef &ref, qint64 v
 
 void MessageBroker::browse(const QString &queue, qint64 offset, qint64 limit, Completion<BrowsePage> done)
 {
-    const Result<void> valid = Validation::all({Validation::queueName(queue), Validation::browsePage(offset, limit, m_options)});
-    if (!valid)
-        return done(valid.error());
-    m_store.browse(queue, offset, limit, watched("browse", std::move(done)));
+    BrowseQuery query;
+    query.offset = offset;
+    query.limit = limit;
+    browse(queue, query, std::move(done));
 }
 
 void MessageBroker::redrive(const QString &queue, qint64 limit, const QString &user, Completion<qint64> done)

@@ -52,6 +52,10 @@ public:
     // Queues. The configuration is typed; reading the wire format of POST /queues into it is
     // the caller's (QueueConfig::fromOptions). Its type must be registered (checkQueueType).
     void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done);
+    // Changes the options `change` names (QueueConfigChange::fromOptions reads the wire format).
+    // A dead-letter queue it names that does not exist yet is created first, as createQueue does.
+    // Emits queueUpdated.
+    void updateQueue(const QString &name, const QueueConfigChange &change, Completion<QueueInfo> done);
     void deleteQueue(const QString &name, Completion<qint64> done);
     void purgeQueue(const QString &name, Completion<qint64> done);
     void listQueues(Completion<QList<QueueInfo>> done);
@@ -67,7 +71,10 @@ public:
     void ack(const QString &queue, const MessageRef &ref, Completion<void> done);
     void nack(const QString &queue, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done);
     void extend(const QString &queue, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done);
+    // Ready messages, one page (browse(queue, BrowseQuery) with only a page).
     void browse(const QString &queue, qint64 offset, qint64 limit, Completion<BrowsePage> done);
+    // Messages of one state, filtered (see BrowseQuery); never changes them.
+    void browse(const QString &queue, const BrowseQuery &query, Completion<BrowsePage> done);
     void redrive(const QString &queue, qint64 limit, const QString &user, Completion<qint64> done);
 
     // In-process consumers. Returns an id for unregisterProcessor.
@@ -92,6 +99,7 @@ public:
 
 Q_SIGNALS:
     void queueCreated(const QString &name);
+    void queueUpdated(const QString &name);
     void queueDeleted(const QString &name);
     void queuePurged(const QString &name, qint64 purged);
 
@@ -109,8 +117,19 @@ private:
     bool hasProcessor(const QString &queue) const;
     void runProcessors(const QString &queue);
     void recordStoreError(const char *operation, const Error &error);
+    // Passes the result on, recording store failures (not refusals) with the ErrorManager.
     template<typename T>
-    Completion<T> watched(const char *operation, Completion<T> done);
+    Completion<T> watched(const char *operation, Completion<T> done)
+    {
+        return [this, operation, done = std::move(done)](Result<T> result) {
+            if (!result.ok() && isStoreFailure(result.error().code))
+                recordStoreError(operation, result.error());
+            done(std::move(result));
+        };
+    }
+    static bool isStoreFailure(ErrorCode code);
+    // Runs `then` once the dead-letter queue `dlq` exists (created with the defaults when missing).
+    void ensureDeadLetterQueue(const QString &dlq, std::function<void()> then);
 
     struct ProcessorEntry
     {

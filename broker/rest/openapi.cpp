@@ -71,12 +71,13 @@ QJsonObject openApiDocument(const Router &router, const QString &version)
             operation.insert(QStringLiteral("parameters"), parameters);
         if (route.method == QHttpServerRequest::Method::Post || route.method == QHttpServerRequest::Method::Put
             || route.method == QHttpServerRequest::Method::Patch) {
+            const QJsonObject schema = route.requestSchema.isEmpty()
+                ? QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}
+                : route.requestSchema;
+            const QJsonObject content{{QStringLiteral("application/json"), QJsonObject{{QStringLiteral("schema"), schema}}}};
             operation.insert(QStringLiteral("requestBody"),
-                             QJsonObject{{QStringLiteral("required"), false},
-                                         {QStringLiteral("content"),
-                                          QJsonObject{{QStringLiteral("application/json"),
-                                                       QJsonObject{{QStringLiteral("schema"),
-                                                                    QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}}}}}}});
+                             QJsonObject{{QStringLiteral("required"), route.method == QHttpServerRequest::Method::Patch},
+                                         {QStringLiteral("content"), content}});
         }
         QJsonObject responses;
         QList<int> statuses = route.statuses;

@@ -3,6 +3,7 @@
 
 #include "jsonwriter.h"
 #include "requestparsing.h"
+#include "requestschemas.h"
 #include "serializers.h"
 
 #include "core/validation.h"
@@ -24,13 +25,21 @@ QueuesController::QueuesController(RestContext &context, Router &router) : Contr
                 true, {200, 403}, {}, bind(&QueuesController::list)});
     router.add({Method::Get, QStringLiteral("/queues/{name}"), QStringLiteral("Queue detail"),
                 QStringLiteral("list_queues"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::detail)});
+    router.add({Method::Patch, QStringLiteral("/queues/{name}"),
+                QStringLiteral("Change a queue's options (max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue)"),
+                QStringLiteral("create_queue"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::update),
+                RequestSchemas::queueOptionsChange()});
     router.add({Method::Delete, QStringLiteral("/queues/{name}"), QStringLiteral("Delete a queue and its messages"),
                 QStringLiteral("delete_queue"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::remove)});
     router.add({Method::Post, QStringLiteral("/queues/{name}/purge"), QStringLiteral("Remove every message"),
                 QStringLiteral("purge_queue:{name}"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::purge)});
     router.add({Method::Get, QStringLiteral("/queues/{name}/messages"),
-                QStringLiteral("Browse ready messages without consuming them"), QStringLiteral("peek:{name}"), true,
-                {200, 400, 403, 404}, {QStringLiteral("offset"), QStringLiteral("limit")}, bind(&QueuesController::browse)});
+                QStringLiteral("Browse messages by state (ready, delayed, in_flight, dead) without consuming them; "
+                               "search by payload text, header and id"),
+                QStringLiteral("peek:{name}"), true, {200, 400, 403, 404},
+                {QStringLiteral("offset"), QStringLiteral("limit"), QStringLiteral("state"), QStringLiteral("q"),
+                 QStringLiteral("header"), QStringLiteral("id")},
+                bind(&QueuesController::browse)});
     router.add({Method::Post, QStringLiteral("/queues/{name}/redrive"),
                 QStringLiteral("Move dead-lettered messages back to their origin queues"),
                 QStringLiteral("purge_queue:{name}"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::redrive)});
@@ -103,6 +112,31 @@ void QueuesController::detail(const ExchangePtr &exchange)
     });
 }
 
+void QueuesController::update(const ExchangePtr &exchange)
+{
+    const QString name = exchange->params.value(0);
+    const Result<QJsonObject> body = exchange->jsonBody(m_context.options.maxJsonDepth, false);
+    if (!check(exchange, Validation::queueName(name)) || !check(exchange, body))
+        return;
+    for (auto it = body->begin(); it != body->end(); ++it) {
+        if (it.key() != u"options")
+            return exchange->sendProblem(400, QStringLiteral("Unknown field '%1' (expected: options)").arg(it.key()));
+    }
+    const QJsonValue options = body->value(QStringLiteral("options"));
+    if (!options.isObject())
+        return exchange->sendProblem(400, QStringLiteral("Invalid options: expected an object"));
+    const Result<QueueConfigChange> change = QueueConfigChange::fromOptions(name, options.toObject());
+    if (!check(exchange, change) || !m_context.permit(exchange, QStringLiteral("create_queue")))
+        return;
+    m_context.broker.updateQueue(name, *change, [this, exchange](Result<QueueInfo> info) {
+        if (!check(exchange, info))
+            return;
+        JsonWriter out;
+        writeQueue(out, *info, true, durabilityName(m_context.options.durability));
+        exchange->sendJsonText(200, out.text());
+    });
+}
+
 void QueuesController::remove(const ExchangePtr &exchange)
 {
     const QString name = exchange->params.value(0);
@@ -136,25 +170,52 @@ void QueuesController::purge(const ExchangePtr &exchange)
 void QueuesController::browse(const ExchangePtr &exchange)
 {
     const QString name = exchange->params.value(0);
-    const Result<qint64> offset = queryInteger(exchange->query(), "offset", 0, std::numeric_limits<int>::max(), 0);
+    const QUrlQuery &query = exchange->query();
+    const Result<qint64> offset = queryInteger(query, "offset", 0, std::numeric_limits<int>::max(), 0);
     const Validation::Range limits = Validation::browseLimit(m_context.broker.options());
-    const Result<qint64> limit = queryInteger(exchange->query(), "limit", limits.min, limits.max, 50);
-    if (!check(exchange, Validation::queueName(name)) || !check(exchange, offset) || !check(exchange, limit)
+    const Result<qint64> limit = queryInteger(query, "limit", limits.min, limits.max, 50);
+    if (!check(exchange, Validation::queueName(name)) || !check(exchange, offset) || !check(exchange, limit))
+        return;
+    BrowseQuery browse;
+    browse.offset = *offset;
+    browse.limit = *limit;
+    if (query.hasQueryItem(QStringLiteral("state"))) {
+        const std::optional<MessageState> state = messageStateFromName(queryString(query, "state"));
+        if (!state)
+            return exchange->sendProblem(400, QStringLiteral("Invalid state: expected ready, delayed, in_flight or dead"));
+        browse.state = *state;
+    }
+    browse.text = queryString(query, "q");
+    browse.id = queryString(query, "id");
+    // header=key:value matches that value; header=key, any message that has the header.
+    const QString header = queryString(query, "header");
+    if (query.hasQueryItem(QStringLiteral("header"))) {
+        const qsizetype colon = header.indexOf(u':');
+        browse.headerKey = colon < 0 ? header : header.left(colon);
+        if (colon >= 0)
+            browse.headerValue = header.mid(colon + 1);
+        if (browse.headerKey.isEmpty())
+            return exchange->sendProblem(400, QStringLiteral("Invalid header filter: expected key:value or key"));
+    }
+    if (!check(exchange, Validation::browseQuery(browse, m_context.broker.options()))
         || !m_context.permit(exchange, AccessPolicy::peek(name))) {
         return;
     }
-    m_context.broker.browse(name, *offset, *limit, [exchange](Result<BrowsePage> page) {
+    const char *state = messageStateName(browse.state);
+    m_context.broker.browse(name, browse, [exchange, state](Result<BrowsePage> page) {
         if (!check(exchange, page))
             return;
         JsonWriter out;
         out.beginObject().key("messages").beginArray();
         for (const Message &message : page->messages)
-            writeMessage(out, message);
+            writeBrowsedMessage(out, message, state);
         out.endArray().key("total").value(page->total).key("next_offset");
         if (page->nextOffset >= 0)
             out.value(page->nextOffset);
         else
             out.null();
+        out.key("state").value(QString::fromLatin1(state));
+        out.key("scanned").value(page->scanned).key("truncated").value(page->truncated);
         out.endObject();
         exchange->sendJsonText(200, out.text());
     });

@@ -5,7 +5,7 @@
 
 namespace Broker::Rest {
 
-// /queues: create, list, detail, delete, purge, browse, redrive.
+// /queues: create, list, detail, change options, delete, purge, browse, redrive.
 class QueuesController final : public Controller
 {
 public:
@@ -15,6 +15,7 @@ private:
     void create(const ExchangePtr &exchange);
     void list(const ExchangePtr &exchange);
     void detail(const ExchangePtr &exchange);
+    void update(const ExchangePtr &exchange);
     void remove(const ExchangePtr &exchange);
     void purge(const ExchangePtr &exchange);
     void browse(const ExchangePtr &exchange);

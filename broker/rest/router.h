@@ -4,6 +4,7 @@
 #include "exchange.h"
 
 #include <QHttpServerRequest>
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -26,6 +27,8 @@ struct Route
     QList<int> statuses;      // what it answers besides 401/429, for the OpenAPI document
     QStringList queryParameters;
     Handler handler;
+    // The JSON schema of the request body, for the OpenAPI document; empty: any object.
+    QJsonObject requestSchema = {};
 };
 
 class Router

@@ -95,9 +95,10 @@ void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail, const QStr
     out.endObject();
 }
 
-void writeMessage(JsonWriter &out, const Message &message)
+namespace {
+
+void writeMessageFields(JsonWriter &out, const Message &message)
 {
-    out.beginObject();
     out.key("id").value(message.id);
     out.key("timestamp").value(message.timestamp);
     out.key("data").raw(message.data);
@@ -110,8 +111,11 @@ void writeMessage(JsonWriter &out, const Message &message)
     out.key("priority").value(message.priority);
     if (!message.headers.isEmpty())
         out.key("headers").raw(compactJson(message.headers));
+    // When it can be delivered (again): a lease's end, or a delayed message's due time.
     if (message.leaseDeadlineMs > 0)
         out.key("visible_at").value(unixSeconds(message.leaseDeadlineMs));
+    else if (message.dueMs > 0)
+        out.key("visible_at").value(unixSeconds(message.dueMs));
     if (!message.group.isEmpty())
         out.key("group").value(message.group);
     if (!message.originQueue.isEmpty()) {
@@ -119,6 +123,24 @@ void writeMessage(JsonWriter &out, const Message &message)
         out.key("dead_letter_reason").value(message.deadLetterReason);
         out.key("dead_lettered_at").value(message.deadLetteredAt);
     }
+}
+
+} // namespace
+
+void writeMessage(JsonWriter &out, const Message &message)
+{
+    out.beginObject();
+    writeMessageFields(out, message);
+    out.endObject();
+}
+
+void writeBrowsedMessage(JsonWriter &out, const Message &message, const char *state)
+{
+    out.beginObject();
+    writeMessageFields(out, message);
+    out.key("state").value(QString::fromLatin1(state));
+    if (message.leaseDeadlineMs > 0)
+        out.key("lease_expires").value(unixSeconds(message.leaseDeadlineMs));
     out.endObject();
 }
 

@@ -24,6 +24,9 @@ void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail, const QStr
 void writeQueueConfig(JsonWriter &out, const QueueConfig &config);
 // Messages are written as text: their data is embedded as stored (compact JSON), unparsed.
 void writeMessage(JsonWriter &out, const Message &message);
+// A message as browsing shows it: writeMessage's fields plus its `state` and, in flight,
+// `lease_expires` (unix seconds). A browsed message never carries the consumer's receipt.
+void writeBrowsedMessage(JsonWriter &out, const Message &message, const char *state);
 // Never a key or a hash.
 QJsonObject userJson(const User &user);
 QJsonObject eventJson(const MessageEvent &event);

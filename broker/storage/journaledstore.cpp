@@ -386,6 +386,7 @@ void JournaledStore::apply(const JournalRecord &record, Sink &&sink)
     case JournalRecord::Kind::Seed: m_memory.setNextSequence(record.sequence); break;
     case JournalRecord::Kind::Base: break; // the snapshot it names was loaded before
     case JournalRecord::Kind::CreateQueue: m_memory.createQueue(record.queue, record.config, forward); break;
+    case JournalRecord::Kind::UpdateQueue: m_memory.updateQueue(record.queue, record.change, forward); break;
     case JournalRecord::Kind::DeleteQueue: m_memory.deleteQueue(record.queue, forward); break;
     case JournalRecord::Kind::PurgeQueue: m_memory.purgeQueue(record.queue, forward); break;
     case JournalRecord::Kind::Publish: m_memory.publish(record.queue, record.messages, record.user, forward); break;
@@ -470,6 +471,13 @@ void JournaledStore::createQueue(const QString &name, const QueueConfig &config,
 {
     JournalRecord record = JournalRecord::of(JournalRecord::Kind::CreateQueue, name);
     record.config = config;
+    journaled<QueueInfo>(std::move(record), whenSucceeded<QueueInfo>(), std::move(done));
+}
+
+void JournaledStore::updateQueue(const QString &name, const QueueConfigChange &change, Completion<QueueInfo> done)
+{
+    JournalRecord record = JournalRecord::of(JournalRecord::Kind::UpdateQueue, name);
+    record.change = change;
     journaled<QueueInfo>(std::move(record), whenSucceeded<QueueInfo>(), std::move(done));
 }
 

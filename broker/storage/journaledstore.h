@@ -110,6 +110,7 @@ public:
     void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) override;
     void deleteQueue(const QString &name, Completion<qint64> done) override;
     void purgeQueue(const QString &name, Completion<qint64> done) override;
+    void updateQueue(const QString &name, const QueueConfigChange &change, Completion<QueueInfo> done) override;
     void listQueues(Completion<QList<QueueInfo>> done) override { m_memory.listQueues(std::move(done)); }
     void queueInfo(const QString &name, Completion<QueueInfo> done) override { m_memory.queueInfo(name, std::move(done)); }
     void publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
@@ -118,9 +119,9 @@ public:
     void ack(const QString &name, const MessageRef &ref, Completion<void> done) override;
     void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done) override;
     void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done) override;
-    void browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done) override
+    void browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done) override
     {
-        m_memory.browse(name, offset, limit, std::move(done));
+        m_memory.browse(name, query, std::move(done));
     }
     void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) override;
     void runMaintenance(Completion<qint64> done) override;

@@ -44,6 +44,7 @@ QByteArray JournalRecord::encode() const
     case Kind::Seed:
     case Kind::Base: out << sequence; break;
     case Kind::CreateQueue: out << queue << config; break;
+    case Kind::UpdateQueue: out << queue << change; break;
     case Kind::DeleteQueue:
     case Kind::PurgeQueue: out << queue; break;
     case Kind::Publish:
@@ -71,13 +72,14 @@ Result<JournalRecord> JournalRecord::decode(const QByteArray &payload)
     JournalRecord record;
     quint8 kind = 0;
     in >> kind >> record.timeMs >> record.receipts;
-    if (kind < quint8(Kind::Seed) || kind > quint8(Kind::Base))
+    if (kind < quint8(Kind::Seed) || kind > quint8(Kind::UpdateQueue))
         return Error{ErrorCode::Internal, QStringLiteral("unknown record kind %1").arg(kind)};
     record.kind = Kind(kind);
     switch (record.kind) {
     case Kind::Seed:
     case Kind::Base: in >> record.sequence; break;
     case Kind::CreateQueue: in >> record.queue >> record.config; break;
+    case Kind::UpdateQueue: in >> record.queue >> record.change; break;
     case Kind::DeleteQueue:
     case Kind::PurgeQueue: in >> record.queue; break;
     case Kind::Publish: {

@@ -5,6 +5,7 @@
 
 #include "core/message.h"
 #include "core/queueconfig.h"
+#include "core/queueconfigchange.h"
 #include "core/result.h"
 
 #include <QByteArray>
@@ -33,6 +34,7 @@ struct JournalRecord
         Redrive,
         Maintenance,
         Base,          // first record of a journal that builds on a snapshot (sequence: its id)
+        UpdateQueue,   // options changed (PATCH /queues/{q})
     };
 
     Kind kind = Kind::Seed;
@@ -41,6 +43,7 @@ struct JournalRecord
     quint64 sequence = 0;        // Seed: the next message number; Base: the snapshot id
     QString queue;
     QueueConfig config;          // CreateQueue
+    QueueConfigChange change;    // UpdateQueue
     QString user;                // Publish: the publisher; Redrive: who; others: unused
     QList<NewMessage> messages;  // Publish
     ConsumeRequest consume;      // Consume (stillWanted is asked live and never written)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/queuestore.h"
+#include "browsefilter.h"
 #include "storedmessage.h"
 
 #include <vector>
@@ -40,6 +41,9 @@ public:
 
     const QString &name() const { return m_name; }
     const QueueConfig &config() const { return m_config; }
+    // Options that may change (QueueConfigChange): they apply from now on, to the messages
+    // already queued too (a shorter TTL expires them sooner). Never the type.
+    void setConfig(QueueConfig config) { m_config = std::move(config); }
     qint64 createdMs() const { return m_createdMs; }
     QueueCounters &counters() { return m_counters; }
     const QueueCounters &counters() const { return m_counters; }
@@ -54,7 +58,9 @@ public:
     virtual Result<void> ack(const MessageRef &ref) = 0;
     virtual Result<NackResult> nack(const MessageRef &ref, qint64 delayMs) = 0;
     virtual Result<qint64> extend(const MessageRef &ref, qint64 visibilityMs) = 0;
-    virtual BrowsePage browse(qint64 offset, qint64 limit) const = 0;
+    // One page of the messages in `query.state` (Dead is read as Ready: the store picks the
+    // queue and the filter's origin), without touching them.
+    virtual BrowsePage browse(const BrowseQuery &query, const BrowseFilter &filter) const = 0;
     // Drops everything; returns how many messages that was.
     virtual qint64 purge() = 0;
     // Removes up to `limit` dead-lettered messages (from `origin`, or from anywhere when empty).

@@ -86,6 +86,15 @@ void MemoryStore::purgeQueue(const QString &name, Completion<qint64> done)
     done(purged);
 }
 
+void MemoryStore::updateQueue(const QString &name, const QueueConfigChange &change, Completion<QueueInfo> done)
+{
+    const Result<MemoryQueue *> queue = find(name);
+    if (!queue)
+        return done(queue.error());
+    (*queue)->setConfig(change.appliedTo((*queue)->config()));
+    done((*queue)->info());
+}
+
 void MemoryStore::listQueues(Completion<QList<QueueInfo>> done)
 {
     // Sort the queues, not their infos: swapping pointers is cheaper than moving QueueInfos.
@@ -186,12 +195,22 @@ void MemoryStore::extend(const QString &name, const MessageRef &ref, qint64 visi
     done((*queue)->extend(ref, visibilityMs));
 }
 
-void MemoryStore::browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done)
+void MemoryStore::browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done)
 {
     const Result<MemoryQueue *> queue = find(name);
     if (!queue)
         return done(queue.error());
-    done((*queue)->browse(offset, limit));
+    if (query.state != MessageState::Dead)
+        return done((*queue)->browse(query, BrowseFilter(query)));
+    // As redrive reads it: the dead-letter queue's messages from this queue, or this queue's own
+    // dead-lettered messages when it has no dead-letter queue (it is one).
+    const QString &dlqName = (*queue)->config().deadLetterQueue;
+    if (dlqName.isEmpty())
+        return done((*queue)->browse(query, BrowseFilter(query, QString())));
+    const Result<MemoryQueue *> dlq = find(dlqName);
+    if (!dlq)
+        return done(BrowsePage{});
+    done((*dlq)->browse(query, BrowseFilter(query, name)));
 }
 
 void MemoryStore::redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done)

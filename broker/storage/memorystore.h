@@ -49,6 +49,7 @@ public:
     void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done) override;
     void deleteQueue(const QString &name, Completion<qint64> done) override;
     void purgeQueue(const QString &name, Completion<qint64> done) override;
+    void updateQueue(const QString &name, const QueueConfigChange &change, Completion<QueueInfo> done) override;
     void listQueues(Completion<QList<QueueInfo>> done) override;
     void queueInfo(const QString &name, Completion<QueueInfo> done) override;
     void publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
@@ -57,7 +58,7 @@ public:
     void ack(const QString &name, const MessageRef &ref, Completion<void> done) override;
     void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done) override;
     void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done) override;
-    void browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done) override;
+    void browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done) override;
     void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) override;
     void runMaintenance(Completion<qint64> done) override;
 

@@ -141,20 +141,47 @@ Result<qint64> OrderedQueue::extend(const MessageRef &ref, qint64 visibilityMs)
     return it->second.deadlineMs;
 }
 
-BrowsePage OrderedQueue::browse(qint64 offset, qint64 limit) const
+BrowsePage OrderedQueue::browse(const BrowseQuery &query, const BrowseFilter &filter) const
 {
-    BrowsePage page;
-    page.total = m_ready->size();
-    qint64 index = 0;
-    m_ready->forEach([&](const StoredMessage &message) {
-        if (index++ < offset)
-            return true;
-        page.messages.append(m_host.toMessage(*this, message));
-        return page.messages.size() < limit;
-    });
-    const qint64 next = offset + page.messages.size();
-    page.nextOffset = next < page.total ? next : -1;
-    return page;
+    switch (query.state) {
+    case MessageState::Ready:
+    case MessageState::Dead: {
+        BrowsePager pager(query, filter, m_ready->size());
+        m_ready->forEach([&](const StoredMessage &message) {
+            return pager.visit(filter.matches(message), [&] { return m_host.toMessage(*this, message); });
+        });
+        return pager.finish();
+    }
+    case MessageState::Delayed: {
+        BrowsePager pager(query, filter, qint64(m_delayed.size()));
+        for (const auto &[due, message] : m_delayed) {
+            const bool more = pager.visit(filter.matches(message), [&, due = due] {
+                Message out = m_host.toMessage(*this, message);
+                out.dueMs = due;
+                return out;
+            });
+            if (!more)
+                break;
+        }
+        return pager.finish();
+    }
+    case MessageState::InFlight: {
+        BrowsePager pager(query, filter, qint64(m_leases.size()));
+        // By lease end: the next to come back first. The receipt stays with its consumer.
+        for (const auto &[deadline, sequence] : m_leaseDeadlines) {
+            const StoredMessage &message = m_leases.at(sequence).message;
+            const bool more = pager.visit(filter.matches(message), [&, deadline = deadline] {
+                Message out = m_host.toMessage(*this, message);
+                out.leaseDeadlineMs = deadline;
+                return out;
+            });
+            if (!more)
+                break;
+        }
+        return pager.finish();
+    }
+    }
+    return {};
 }
 
 qint64 OrderedQueue::purge()

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "redisoperations.h"
 
+#include "browsefilter.h"
 #include "knownqueues.h"
 #include "nodeidgenerator.h"
 #include "rediseventrelay.h"
 #include "redismessage.h"
 #include "storeerrors.h"
 
+#include "core/jsonfields.h"
 #include "core/messageid.h"
 #include "errors/logging.h"
 
@@ -96,6 +98,27 @@ void RedisOperations::createQueue(const QString &name, const QueueConfig &config
         info.config = config;
         info.created = double(now) / 1000.0;
         done(std::move(info));
+    });
+}
+
+void RedisOperations::updateQueue(const QString &name, const QueueConfigChange &change, Completion<QueueInfo> done)
+{
+    QByteArrayList args;
+    const auto set = [&args](const char *option, const QByteArray &value) { args << QByteArray(option) << value; };
+    if (change.maxSize)
+        set("max_size", QByteArray::number(*change.maxSize));
+    if (change.ttlSeconds)
+        set("ttl", QByteArray::number(*change.ttlSeconds));
+    if (change.visibilityTimeoutSeconds)
+        set("visibility_timeout", QByteArray::number(*change.visibilityTimeoutSeconds));
+    if (change.maxDeliveries)
+        set("max_deliveries", QByteArray::number(*change.maxDeliveries));
+    if (change.deadLetterQueue)
+        set("dead_letter_queue", change.deadLetterQueue->toUtf8());
+    run(m_script.update, name, args, Retry::Never, [this, name, done = std::move(done)](Result<RedisReply> reply) mutable {
+        if (!reply)
+            return done(reply.error());
+        queueInfo(name, std::move(done)); // remembers the new configuration too
     });
 }
 
@@ -339,22 +362,63 @@ void RedisOperations::extend(const QString &name, const MessageRef &ref, qint64 
     });
 }
 
-void RedisOperations::browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done)
+void RedisOperations::browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done)
 {
-    run(m_script.browse, name, {QByteArray::number(offset), QByteArray::number(limit)}, Retry::Reads,
-        [name, offset, done = std::move(done)](Result<RedisReply> reply) {
+    const std::optional<QString> origin =
+        query.state == MessageState::Dead ? std::optional<QString>(QString()) : std::nullopt;
+    const BrowseFilter filter(query, origin);
+    const bool scanning = filter.isActive();
+    // The text as the stored message holds it: JSON-escaped inside the "d" string, quotes left off.
+    QByteArray escapedText;
+    if (!query.text.isEmpty()) {
+        JsonFields::appendString(escapedText, query.text.toUtf8());
+        escapedText = escapedText.mid(1, escapedText.size() - 2);
+    }
+    const QByteArrayList args{messageStateName(query.state),
+                              QByteArray::number(query.offset),
+                              QByteArray::number(query.limit),
+                              QByteArray::number(scanning ? BrowseQuery::MaxScan : 0),
+                              query.id.toUtf8(),
+                              escapedText};
+    run(m_script.browse, name, args, Retry::Reads,
+        [name, query, filter, scanning, done = std::move(done)](Result<RedisReply> reply) {
             if (!reply)
                 return done(reply.error());
-            BrowsePage page;
-            page.total = integerOf(reply->elements.value(0));
-            for (const RedisReply &item : reply->elements.value(1).elements) {
+            const qint64 inState = integerOf(reply->elements.value(0));
+            const qint64 examined = integerOf(reply->elements.value(1));
+            QList<Message> found;
+            for (const RedisReply &item : reply->elements.value(2).elements) {
                 Message message;
                 if (!RedisMessage::decode(item.elements.value(0).string, name, message))
                     continue;
                 message.deliveryCount = int(integerOf(item.elements.value(1)));
-                page.messages.append(std::move(message));
+                const qint64 time = integerOf(item.elements.value(2));
+                if (query.state == MessageState::Delayed)
+                    message.dueMs = time;
+                else if (query.state == MessageState::InFlight)
+                    message.leaseDeadlineMs = time;
+                message.group = QString::fromUtf8(item.elements.value(3).string);
+                found.append(std::move(message));
             }
-            const qint64 next = offset + page.messages.size();
+            BrowsePage page;
+            if (!scanning) {
+                page.messages = std::move(found);
+                page.total = inState;
+                page.scanned = query.offset + page.messages.size();
+            } else {
+                // The script's candidates, checked exactly, then paged here.
+                qint64 matched = 0;
+                for (Message &message : found) {
+                    if (!filter.matches(message))
+                        continue;
+                    if (matched++ >= query.offset && page.messages.size() < query.limit)
+                        page.messages.append(std::move(message));
+                }
+                page.total = matched;
+                page.scanned = examined;
+                page.truncated = examined < inState;
+            }
+            const qint64 next = query.offset + page.messages.size();
             page.nextOffset = next < page.total ? next : -1;
             done(std::move(page));
         });

@@ -45,6 +45,8 @@ public:
 
     // Refuses types the scripts do not implement: all but the built-in ones (QueueTypeCatalog::isBuiltIn).
     void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done);
+    // Sets the options the change names in the queue's meta hash, then answers with its info.
+    void updateQueue(const QString &name, const QueueConfigChange &change, Completion<QueueInfo> done);
     void deleteQueue(const QString &name, Completion<qint64> done);
     void purgeQueue(const QString &name, Completion<qint64> done);
     void listQueues(Completion<QList<QueueInfo>> done);
@@ -63,7 +65,8 @@ public:
     void ack(const QString &name, const MessageRef &ref, Completion<void> done);
     void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done);
     void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done);
-    void browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done);
+    // browse.lua reads the state; a filtered browse gets its candidates and checks them exactly here.
+    void browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done);
     void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done);
     void runMaintenance(Completion<qint64> done);
 

@@ -27,6 +27,7 @@ Script load(const char *name)
 
 Set::Set()
     : create(load("create")),
+      update(load("update")),
       remove(load("delete")),
       publish(load("publish")),
       consume(load("consume")),

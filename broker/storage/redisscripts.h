@@ -16,7 +16,7 @@ namespace Broker::RedisScripts {
 struct Set
 {
     Set();
-    Redis::Script create, remove, publish, consume, settle, maintain, info, browse, purge, redrive;
+    Redis::Script create, update, remove, publish, consume, settle, maintain, info, browse, purge, redrive;
     Redis::Script streamConsume, streamSettle, streamMaintain, drain;
 };
 

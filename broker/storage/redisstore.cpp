@@ -118,6 +118,11 @@ void RedisStore::createQueue(const QString &name, const QueueConfig &config, Com
     m_operations.createQueue(name, config, std::move(done));
 }
 
+void RedisStore::updateQueue(const QString &name, const QueueConfigChange &change, Completion<QueueInfo> done)
+{
+    m_operations.updateQueue(name, change, std::move(done));
+}
+
 void RedisStore::deleteQueue(const QString &name, Completion<qint64> done)
 {
     m_operations.deleteQueue(name, std::move(done));
@@ -166,9 +171,9 @@ void RedisStore::extend(const QString &name, const MessageRef &ref, qint64 visib
     m_operations.extend(name, ref, visibilityMs, std::move(done));
 }
 
-void RedisStore::browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done)
+void RedisStore::browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done)
 {
-    m_operations.browse(name, offset, limit, std::move(done));
+    m_operations.browse(name, query, std::move(done));
 }
 
 void RedisStore::redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done)

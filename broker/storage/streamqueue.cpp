@@ -230,21 +230,43 @@ Result<qint64> StreamQueue::extend(const MessageRef &ref, qint64 visibilityMs)
     return it->second.deadlineMs;
 }
 
-BrowsePage StreamQueue::browse(qint64 offset, qint64 limit) const
+BrowsePage StreamQueue::browse(const BrowseQuery &query, const BrowseFilter &filter) const
 {
-    BrowsePage page;
-    page.total = size();
-    qint64 index = 0;
-    for (const Entry &entry : m_log) {
-        if (entry.removed || index++ < offset)
-            continue;
-        if (page.messages.size() >= limit)
-            break;
-        page.messages.append(m_host.toMessage(*this, entry.message));
+    if (query.state == MessageState::Delayed) // streams take no delays
+        return BrowsePager(query, filter, 0).finish();
+    if (query.state == MessageState::InFlight) {
+        // Entries on a lease in some consumer group, group by group, each by lease end.
+        qint64 leased = 0;
+        for (const auto &[name, group] : m_groups)
+            leased += qint64(group.deadlines.size());
+        BrowsePager pager(query, filter, leased);
+        for (const auto &[name, group] : m_groups) {
+            for (const auto &[deadline, position] : group.deadlines) {
+                const Entry *entry = entryAt(position);
+                if (!entry)
+                    continue;
+                const Pending &pending = group.pending.at(position);
+                const bool more = pager.visit(filter.matches(entry->message), [&, deadline = deadline] {
+                    Message out = m_host.toMessage(*this, entry->message);
+                    out.leaseDeadlineMs = deadline;
+                    out.deliveryCount = int(pending.deliveryCount);
+                    out.group = name;
+                    return out;
+                });
+                if (!more)
+                    return pager.finish();
+            }
+        }
+        return pager.finish();
     }
-    const qint64 next = offset + page.messages.size();
-    page.nextOffset = next < page.total ? next : -1;
-    return page;
+    BrowsePager pager(query, filter, size());
+    for (const Entry &entry : m_log) {
+        if (entry.removed)
+            continue;
+        if (!pager.visit(filter.matches(entry.message), [&] { return m_host.toMessage(*this, entry.message); }))
+            break;
+    }
+    return pager.finish();
 }
 
 qint64 StreamQueue::purge()

@@ -28,7 +28,7 @@ public:
     Result<void> ack(const MessageRef &ref) override;
     Result<NackResult> nack(const MessageRef &ref, qint64 delayMs) override;
     Result<qint64> extend(const MessageRef &ref, qint64 visibilityMs) override;
-    BrowsePage browse(qint64 offset, qint64 limit) const override;
+    BrowsePage browse(const BrowseQuery &query, const BrowseFilter &filter) const override;
     qint64 purge() override;
     void takeDeadLettered(const QString &origin, qint64 limit, std::vector<StoredMessage> &out) override;
     qint64 maintain(bool &becameAvailable) override;

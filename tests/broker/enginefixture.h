@@ -134,6 +134,21 @@ struct EngineFixture
         broker.browse(queue, offset, limit, c.sink());
         return c.take();
     }
+    Result<QueueInfo> update(const QString &name, const QJsonObject &options)
+    {
+        const Result<QueueConfigChange> change = QueueConfigChange::fromOptions(name, options);
+        if (!change)
+            return change.error();
+        Captured<QueueInfo> c;
+        broker.updateQueue(name, *change, c.sink());
+        return c.take();
+    }
+    Result<BrowsePage> browse(const QString &queue, const BrowseQuery &query)
+    {
+        Captured<BrowsePage> c;
+        broker.browse(queue, query, c.sink());
+        return c.take();
+    }
     Result<qint64> redrive(const QString &queue, qint64 limit = 0)
     {
         Captured<qint64> c;

@@ -5,6 +5,7 @@
 
 #include "core/messageid.h"
 
+#include "../support/awaitresult.h"
 #include "../support/storedump.h"
 
 #include <QElapsedTimer>
@@ -18,6 +19,7 @@ namespace {
 
 using Testing::dump;
 using Testing::expectOk;
+using Testing::awaitResult;
 using Testing::get;
 
 NewMessage message(const QByteArray &data, int priority = 0, qint64 delayMs = 0)
@@ -126,6 +128,8 @@ private Q_SLOTS:
     void aCompactionInterruptedAtAnyStepLosesNothing_data();
     void aCompactionInterruptedAtAnyStepLosesNothing();
     void aQueueOfATypeNotRegisteredNowIsNotReplayed();
+    void changedOptionsSurviveARestart_data();
+    void changedOptionsSurviveARestart();
 };
 
 void TestJournaledStore::replayRebuildsTheExactState()
@@ -404,3 +408,53 @@ void TestJournaledStore::aQueueOfATypeNotRegisteredNowIsNotReplayed()
 
 QTEST_GUILESS_MAIN(TestJournaledStore)
 #include "tst_journaledstore.moc"
+
+void TestJournaledStore::changedOptionsSurviveARestart_data()
+{
+    QTest::addColumn<bool>("compactFirst"); // the change lives in the snapshot rather than the journal
+    QTest::addRow("from-the-journal") << false;
+    QTest::addRow("from-the-snapshot") << true;
+}
+
+void TestJournaledStore::changedOptionsSurviveARestart()
+{
+    QFETCH(bool, compactFirst);
+    const QString path = m_dir.filePath(compactFirst ? "patch-snapshot.journal" : "patch.journal");
+    QueueConfigChange change;
+    change.maxSize = 2;
+    change.ttlSeconds = 120;
+    change.visibilityTimeoutSeconds = 11;
+    change.maxDeliveries = 1;
+    change.deadLetterQueue = QStringLiteral("orders.dlq");
+    QueueConfig expected = config("list");
+    expected = change.appliedTo(expected);
+    QString before;
+    {
+        auto store = open(path);
+        QVERIFY(store);
+        get<QueueInfo>([&](auto d) { store->createQueue("orders.dlq", config("list"), d); });
+        get<QueueInfo>([&](auto d) { store->createQueue("orders", config("list"), d); });
+        get<PublishResult>([&](auto d) { store->publish("orders", {message("1")}, "alice", d); });
+        const QueueInfo changed = get<QueueInfo>([&](auto d) { store->updateQueue("orders", change, d); });
+        QCOMPARE(changed.config, expected);
+        if (compactFirst) {
+            QVERIFY(store->compact());
+            store->finishCompaction();
+        }
+        // A change refused by the store (no such queue) leaves no record to replay.
+        const Result<QueueInfo> missing = awaitResult<QueueInfo>([&](auto d) { store->updateQueue("nope", change, d); });
+        QCOMPARE(missing.error().code, ErrorCode::QueueNotFound);
+        before = dump(*store);
+    }
+    auto replayed = open(path);
+    QVERIFY(replayed);
+    QCOMPARE(dump(*replayed), before);
+    QCOMPARE(get<QueueInfo>([&](auto d) { replayed->queueInfo("orders", d); }).config, expected);
+    // And the options act after the restart: max_deliveries 1 dead-letters on the first nack.
+    ConsumeRequest lease;
+    lease.acknowledge = false;
+    const Message leased = get<QList<Message>>([&](auto d) { replayed->consume("orders", lease, d); }).first();
+    QCOMPARE(leased.leaseDeadlineMs, m_clock.nowMs() + 11'000);
+    const NackResult nacked = get<NackResult>([&](auto d) { replayed->nack("orders", {leased.id, leased.receipt, {}, "w"}, 0, d); });
+    QVERIFY(nacked.deadLettered);
+}

@@ -229,6 +229,7 @@ void TestRestApi::roleMatrix_data()
         {"create-queue", "POST", "/queues", R"({"name":"fresh"})", 200, {}},
         {"list-queues", "GET", "/queues", {}, 200, {"publisher", "consumer"}},
         {"queue-detail", "GET", "/queues/orders", {}, 200, {"publisher", "consumer"}},
+        {"update-queue", "PATCH", "/queues/orders", R"({"options":{"max_size":9}})", 200, {}},
         {"delete-queue", "DELETE", "/queues/orders", {}, 200, {}},
         {"purge", "POST", "/queues/orders/purge", {}, 200, {}},
         {"browse", "GET", "/queues/orders/messages", {}, 200, {"consumer"}},

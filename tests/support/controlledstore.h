@@ -27,6 +27,10 @@ public:
     {
         m_inner.createQueue(name, config, std::move(done));
     }
+    void updateQueue(const QString &name, const QueueConfigChange &change, Completion<QueueInfo> done) override
+    {
+        m_inner.updateQueue(name, change, std::move(done));
+    }
     void deleteQueue(const QString &name, Completion<qint64> done) override { m_inner.deleteQueue(name, std::move(done)); }
     void purgeQueue(const QString &name, Completion<qint64> done) override { m_inner.purgeQueue(name, std::move(done)); }
     void listQueues(Completion<QList<QueueInfo>> done) override
@@ -58,9 +62,9 @@ public:
     {
         m_inner.extend(name, ref, visibilityMs, std::move(done));
     }
-    void browse(const QString &name, qint64 offset, qint64 limit, Completion<BrowsePage> done) override
+    void browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done) override
     {
-        m_inner.browse(name, offset, limit, std::move(done));
+        m_inner.browse(name, query, std::move(done));
     }
     void redrive(const QString &name, qint64 limit, const QString &user, Completion<qint64> done) override
     {

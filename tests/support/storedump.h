@@ -56,7 +56,15 @@ inline QString dump(QueueStore &store)
                         .arg(g.pending)
                         .arg(g.lag)
                         .arg(QStringList(g.consumers).join(QLatin1Char(',')));
-        const BrowsePage page = get<BrowsePage>([&](auto done) { store.browse(q.name, 0, 1000, done); });
+        text += QStringLiteral("  options max_size=%1 ttl=%2 visibility=%3 max_deliveries=%4 dlq=%5\n")
+                    .arg(q.config.maxSize)
+                    .arg(q.config.ttlSeconds)
+                    .arg(q.config.visibilityTimeoutSeconds)
+                    .arg(q.config.maxDeliveries)
+                    .arg(q.config.deadLetterQueue);
+        BrowseQuery all;
+        all.limit = 1000;
+        const BrowsePage page = get<BrowsePage>([&](auto done) { store.browse(q.name, all, done); });
         for (const Message &m : page.messages)
             text += QStringLiteral("  %1 %2 d=%3 p=%4 from=%5 %6 %7\n")
                         .arg(m.id, QString::fromUtf8(m.data))

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The REST side of queue administration: PATCH /queues/{q} (options that may change, validation
+// before permission before existence) and GET /queues/{q}/messages by state with its filter.
+// Built twice: on the memory store and on the Redis store (BROKER_TEST_STORE=redis).
+#include "restfixture.h"
+
+#include <QJsonArray>
+#include <QTest>
+
+using namespace Broker;
+using namespace Broker::Testing;
+
+namespace {
+
+QStringList payloadTexts(const HttpResponse &r)
+{
+    // Short payloads only: parsed values, written back compactly (key order is another test's).
+    QStringList out;
+    for (const QJsonValue &message : r.json().value("messages").toArray()) {
+        const QByteArray wrapped = QJsonDocument(QJsonArray{message.toObject().value("data")}).toJson(QJsonDocument::Compact);
+        out.append(QString::fromUtf8(wrapped.mid(1, wrapped.size() - 2)));
+    }
+    return out;
+}
+
+} // namespace
+
+class TestQueueAdmin : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void patchQueue_data();
+    void patchQueue();
+    void patchAnswersLikeTheDetail();
+    void browse_data();
+    void browse();
+    void browseInFlightAndDelayedCarryTheirTimes();
+    void payloadKeyOrderSurvivesPublishAndBrowse();
+    void openApiDescribesTheNewBodies();
+};
+
+void TestQueueAdmin::patchQueue_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("error"); // the problem's error, or "" on success
+
+    const QByteArray ok = R"({"options":{"max_size":9,"ttl":60}})";
+    QTest::addRow("changes") << QByteArray("/queues/orders") << AdminKey << ok << 200 << "";
+    QTest::addRow("dlq-set") << QByteArray("/queues/orders") << AdminKey
+                             << QByteArray(R"({"options":{"dead_letter_queue":true}})") << 200 << "";
+    QTest::addRow("type-refused") << QByteArray("/queues/orders") << AdminKey
+                                  << QByteArray(R"({"options":{"type":"stream"}})") << 400
+                                  << "Option 'type' cannot be changed: a queue keeps the type it was created with";
+    QTest::addRow("out-of-range") << QByteArray("/queues/orders") << AdminKey
+                                  << QByteArray(R"({"options":{"max_deliveries":0}})") << 400
+                                  << "Invalid option 'max_deliveries': expected a whole number from 1 to 1000";
+    QTest::addRow("empty-options") << QByteArray("/queues/orders") << AdminKey << QByteArray(R"({"options":{}})")
+                                   << 400
+                                   << "Nothing to change: options names none of max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue";
+    QTest::addRow("options-missing") << QByteArray("/queues/orders") << AdminKey << QByteArray(R"({"max_size":3})")
+                                     << 400 << "Unknown field 'max_size' (expected: options)";
+    QTest::addRow("options-not-object") << QByteArray("/queues/orders") << AdminKey
+                                        << QByteArray(R"({"options":[1]})") << 400 << "Invalid options: expected an object";
+    QTest::addRow("not-json") << QByteArray("/queues/orders") << AdminKey << QByteArray("{") << 400 << "Invalid JSON";
+    QTest::addRow("bad-name") << QByteArray("/queues/a%20b") << AdminKey << ok << 400 << "Invalid queue name";
+    // Validation, then permission, then existence (gCore's order).
+    QTest::addRow("invalid-before-forbidden") << QByteArray("/queues/orders") << ConsumerKey
+                                              << QByteArray(R"({"options":{"type":"list"}})") << 400
+                                              << "Option 'type' cannot be changed: a queue keeps the type it was created with";
+    QTest::addRow("forbidden") << QByteArray("/queues/orders") << ConsumerKey << ok << 403 << "Unauthorized";
+    QTest::addRow("publisher-forbidden") << QByteArray("/queues/orders") << PublisherKey << ok << 403 << "Unauthorized";
+    QTest::addRow("forbidden-before-missing") << QByteArray("/queues/nope") << ConsumerKey << ok << 403 << "Unauthorized";
+    QTest::addRow("missing") << QByteArray("/queues/nope") << AdminKey << ok << 404 << "Queue not found";
+    QTest::addRow("no-key") << QByteArray("/queues/orders") << QByteArray() << ok << 401 << "Unauthorized - Missing API key";
+}
+
+void TestQueueAdmin::patchQueue()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(QByteArray, key);
+    QFETCH(QByteArray, body);
+    QFETCH(int, status);
+    QFETCH(QString, error);
+
+    RestFixture f;
+    QCOMPARE(f.request("POST", "/queues", AdminKey, R"({"name":"orders","options":{"max_size":100}})").status, 200);
+    const HttpResponse r = f.request("PATCH", path, key, body);
+    QCOMPARE(r.status, status);
+    const QJsonObject config = f.request("GET", "/queues/orders", AdminKey).json().value("config").toObject();
+    if (status != 200) {
+        QCOMPARE(r.error(), error);
+        QCOMPARE(r.header("Content-Type"), QByteArray("application/problem+json"));
+        QCOMPARE(config.value("max_size").toInteger(), 100); // nothing changed
+        return;
+    }
+    const QJsonObject options = QJsonDocument::fromJson(body).object().value("options").toObject();
+    for (auto it = options.begin(); it != options.end(); ++it) {
+        const QJsonValue expected = it.key() == u"dead_letter_queue" && it.value().isBool() ? QJsonValue("orders.dlq") : it.value();
+        QCOMPARE(config.value(it.key()), expected);
+        QCOMPARE(r.json().value("config").toObject().value(it.key()), expected);
+    }
+    if (options.contains("dead_letter_queue"))
+        QCOMPARE(f.request("GET", "/queues/orders.dlq", AdminKey).status, 200);
+}
+
+void TestQueueAdmin::patchAnswersLikeTheDetail()
+{
+    RestFixture f;
+    QCOMPARE(f.request("POST", "/queues", AdminKey, R"({"name":"orders"})").status, 200);
+    QCOMPARE(f.request("POST", "/messages/orders", AdminKey, R"({"message":1})").status, 200);
+    const HttpResponse patched = f.request("PATCH", "/queues/orders", AdminKey, R"({"options":{"visibility_timeout":45}})");
+    QCOMPARE(patched.status, 200);
+    const HttpResponse detail = f.request("GET", "/queues/orders", AdminKey);
+    QJsonObject a = patched.json(), b = detail.json();
+    // Rates are measured live; everything else is the same document.
+    a.remove("rates");
+    b.remove("rates");
+    QCOMPARE(a, b);
+    QCOMPARE(a.value("config").toObject().value("visibility_timeout").toInt(), 45);
+    QCOMPARE(a.value("message_count").toInt(), 1);
+}
+
+void TestQueueAdmin::browse_data()
+{
+    QTest::addColumn<QByteArray>("query");
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("expected"); // payload texts joined by '|', or the error
+
+    QTest::addRow("default-is-ready") << QByteArray("") << ConsumerKey << 200 << R"({"kind":"apple"}|{"kind":"pear"}|"plain")";
+    QTest::addRow("ready") << QByteArray("?state=ready&limit=1") << ConsumerKey << 200 << R"({"kind":"apple"})";
+    QTest::addRow("delayed") << QByteArray("?state=delayed") << ConsumerKey << 200 << R"("later")";
+    QTest::addRow("in-flight") << QByteArray("?state=in_flight") << ConsumerKey << 200 << R"("leased")";
+    QTest::addRow("dead") << QByteArray("?state=dead") << ConsumerKey << 200 << R"("failed")";
+    QTest::addRow("text") << QByteArray("?q=pear") << ConsumerKey << 200 << R"({"kind":"pear"})";
+    QTest::addRow("text-escaped") << QByteArray("?q=%22kind%22%3A%22apple") << ConsumerKey << 200 << R"({"kind":"apple"})";
+    QTest::addRow("header") << QByteArray("?header=region:eu") << ConsumerKey << 200 << R"({"kind":"pear"})";
+    QTest::addRow("header-present") << QByteArray("?header=region") << ConsumerKey << 200 << R"({"kind":"pear"})";
+    QTest::addRow("no-match") << QByteArray("?q=banana") << ConsumerKey << 200 << "";
+    QTest::addRow("bad-state") << QByteArray("?state=gone") << ConsumerKey << 400
+                               << "Invalid state: expected ready, delayed, in_flight or dead";
+    QTest::addRow("bad-header") << QByteArray("?header=:eu") << ConsumerKey << 400
+                                << "Invalid header filter: expected key:value or key";
+    QTest::addRow("text-too-long") << QByteArray("?q=" + QByteArray(1025, 'x')) << ConsumerKey << 400
+                                   << "Invalid search text: at most 1024 bytes";
+    QTest::addRow("bad-limit") << QByteArray("?limit=5000") << ConsumerKey << 400
+                               << "Invalid limit: expected a whole number from 1 to 1000";
+    QTest::addRow("invalid-before-forbidden") << QByteArray("?state=gone") << PublisherKey << 400
+                                              << "Invalid state: expected ready, delayed, in_flight or dead";
+    QTest::addRow("forbidden") << QByteArray("?state=dead") << PublisherKey << 403 << "Unauthorized";
+}
+
+void TestQueueAdmin::browse()
+{
+    QFETCH(QByteArray, query);
+    QFETCH(QByteArray, key);
+    QFETCH(int, status);
+    QFETCH(QString, expected);
+
+    RestFixture f;
+    QCOMPARE(f.request("POST", "/queues", AdminKey, R"({"name":"orders","options":{"dead_letter_queue":true,"max_deliveries":1}})").status, 200);
+    const auto publish = [&](const QByteArray &body) { QCOMPARE(f.request("POST", "/messages/orders", AdminKey, body).status, 200); };
+    const auto lease = [&]() {
+        return f.request("GET", "/messages/orders?acknowledge=false", AdminKey).json().value("message").toObject();
+    };
+    publish(R"({"message":"failed"})");
+    const QJsonObject failed = lease();
+    QCOMPARE(f.request("POST", "/messages/orders/" + failed.value("id").toString().toLatin1() + "/nack", AdminKey, "{}").status, 200);
+    publish(R"({"message":"leased"})");
+    lease();
+    publish(R"({"message":"later","delay":60})");
+    publish(R"({"message":{"kind":"apple"}})");
+    publish(R"({"message":{"kind":"pear"},"headers":{"region":"eu"}})");
+    publish(R"({"message":"plain"})");
+
+    const HttpResponse r = f.request("GET", "/queues/orders/messages" + query, key);
+    QCOMPARE(r.status, status);
+    if (status != 200) {
+        QCOMPARE(r.error(), expected);
+        return;
+    }
+    QCOMPARE(payloadTexts(r).join(u'|'), expected);
+    const QJsonObject body = r.json();
+    QVERIFY(body.contains("scanned"));
+    QCOMPARE(body.value("truncated").toBool(), false);
+    const QByteArray state = query.contains("state=") ? query.mid(query.indexOf("state=") + 6).split('&').first() : "ready";
+    QCOMPARE(body.value("state").toString(), QString::fromLatin1(state));
+    for (const QJsonValue &message : body.value("messages").toArray()) {
+        QCOMPARE(message.toObject().value("state").toString(), QString::fromLatin1(state));
+        QVERIFY(message.toObject().value("receipt").isNull()); // never the consumer's proof of lease
+    }
+}
+
+void TestQueueAdmin::browseInFlightAndDelayedCarryTheirTimes()
+{
+    RestFixture f;
+    QCOMPARE(f.request("POST", "/queues", AdminKey, R"({"name":"orders","options":{"dead_letter_queue":true,"max_deliveries":1}})").status, 200);
+    QCOMPARE(f.request("POST", "/messages/orders", AdminKey, R"({"message":1})").status, 200);
+    const QJsonObject leased =
+        f.request("GET", "/messages/orders?acknowledge=false&visibility_timeout=90", AdminKey).json().value("message").toObject();
+    QCOMPARE(f.request("POST", "/messages/orders", AdminKey, R"({"message":2,"delay":120})").status, 200);
+
+    const QJsonObject inFlight = f.request("GET", "/queues/orders/messages?state=in_flight", AdminKey)
+                                     .json().value("messages").toArray().first().toObject();
+    QCOMPARE(inFlight.value("id"), leased.value("id"));
+    QCOMPARE(inFlight.value("lease_expires").toDouble(), leased.value("visible_at").toDouble());
+    QCOMPARE(inFlight.value("delivery_count").toInt(), 1);
+    const QJsonObject delayed = f.request("GET", "/queues/orders/messages?state=delayed", AdminKey)
+                                    .json().value("messages").toArray().first().toObject();
+    const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+    QVERIFY(delayed.value("visible_at").toDouble() > now + 100);
+    QVERIFY(delayed.value("visible_at").toDouble() <= now + 120);
+    QVERIFY(!delayed.contains("lease_expires"));
+
+    QCOMPARE(f.request("POST", "/messages/orders/" + leased.value("id").toString().toLatin1() + "/nack", AdminKey, "{}").status, 200);
+    const QJsonObject dead = f.request("GET", "/queues/orders/messages?state=dead", AdminKey)
+                                 .json().value("messages").toArray().first().toObject();
+    QCOMPARE(dead.value("origin_queue").toString(), QString("orders"));
+    QCOMPARE(dead.value("dead_letter_reason").toString(), QString("max_deliveries"));
+}
+
+void TestQueueAdmin::payloadKeyOrderSurvivesPublishAndBrowse()
+{
+    // What a publisher sent is what a browser sees, byte for byte: keys are not re-sorted anywhere.
+    const QByteArray payload = R"({"zeta":1,"alpha":{"y":[3,1,2],"b":"x"},"mid":null})";
+    RestFixture f;
+    QCOMPARE(f.request("POST", "/queues", AdminKey, R"({"name":"orders"})").status, 200);
+    QCOMPARE(f.request("POST", "/messages/orders", AdminKey, R"({"message": )" + payload + "}").status, 200);
+    QCOMPARE(f.request("POST", "/messages/orders", AdminKey, R"({"message": )" + payload + R"(,"delay":30})").status, 200);
+    for (const QByteArray state : {"ready", "delayed"}) {
+        const HttpResponse r = f.request("GET", "/queues/orders/messages?state=" + state, AdminKey);
+        QCOMPARE(r.status, 200);
+        QVERIFY2(r.body.contains(R"("data":)" + payload), r.body.constData());
+    }
+    const HttpResponse consumed = f.request("GET", "/messages/orders", AdminKey);
+    QVERIFY2(consumed.body.contains(R"("data":)" + payload), consumed.body.constData());
+}
+
+void TestQueueAdmin::openApiDescribesTheNewBodies()
+{
+    RestFixture f;
+    const QJsonObject paths = f.request("GET", "/openapi.json").json().value("paths").toObject();
+    const QJsonObject patch = paths.value("/queues/{name}").toObject().value("patch").toObject();
+    const QJsonObject schema = patch.value("requestBody").toObject().value("content").toObject()
+                                   .value("application/json").toObject().value("schema").toObject();
+    const QJsonObject options = schema.value("properties").toObject().value("options").toObject();
+    QCOMPARE(options.value("properties").toObject().keys(),
+             (QStringList{"dead_letter_queue", "max_deliveries", "max_size", "ttl", "visibility_timeout"}));
+    QVERIFY(patch.value("responses").toObject().contains("404"));
+    QStringList parameters;
+    for (const QJsonValue &p : paths.value("/queues/{name}/messages").toObject().value("get").toObject().value("parameters").toArray())
+        parameters.append(p.toObject().value("name").toString());
+    QCOMPARE(parameters, (QStringList{"name", "offset", "limit", "state", "q", "header", "id"}));
+}
+
+QTEST_GUILESS_MAIN(TestQueueAdmin)
+#include "tst_queueadmin.moc"
