@@ -39,6 +39,29 @@ MessageBrowser::MessageBrowser(BrokerClient &client, QWidget *parent) : QWidget(
     m_search = new QLineEdit;
     m_search->setObjectName(QStringLiteral("search"));
     m_search->setClearButtonEnabled(true);
+    for (const auto &[state, title] : std::initializer_list<std::pair<MessageState, QString>>{
+             {MessageState::Ready, tr("Ready")},
+             {MessageState::Delayed, tr("Delayed")},
+             {MessageState::InFlight, tr("In flight")},
+             {MessageState::Dead, tr("Dead-lettered")}})
+        m_state->addItem(title, int(state));
+    m_state->setItemData(3, tr("Messages of this queue that were dead-lettered (they wait in its dead-letter queue)"),
+                         Qt::ToolTipRole);
+    m_searchKind->addItem(tr("Payload contains"), int(SearchKind::Text));
+    m_searchKind->addItem(tr("Header"), int(SearchKind::Header));
+    m_searchKind->addItem(tr("Message id"), int(SearchKind::Id));
+    m_searchKind->setToolTip(tr("What the search looks at: a piece of the payload text as sent (case-sensitive), "
+                                "a header (key or key=value), or one message id"));
+    auto updatePlaceholder = [this] {
+        switch (SearchKind(m_searchKind->currentData().toInt())) {
+        case SearchKind::Text: m_search->setPlaceholderText(tr("text in the payload, as sent")); break;
+        case SearchKind::Header: m_search->setPlaceholderText(tr("key, or key=value")); break;
+        case SearchKind::Id: m_search->setPlaceholderText(tr("msg-…")); break;
+        }
+    };
+    updatePlaceholder();
+    connect(m_searchKind, &QComboBox::currentIndexChanged, this, updatePlaceholder);
+    connect(m_state, &QComboBox::currentIndexChanged, this, [this] { loadPage(0); });
     auto *find = new QPushButton(tr("&Search"));
     find->setToolTip(tr("Search on the broker (Enter in the field does the same)"));
     search->addWidget(m_state);
@@ -121,6 +144,10 @@ void MessageBrowser::showQueue(const QString &queue)
     m_queue = queue;
     m_info = {};
     m_search->clear();
+    {
+        const QSignalBlocker quiet(m_state); // one load below, not two
+        m_state->setCurrentIndex(0);
+    }
     m_model->setMessages({});
     m_body->clear();
     loadPage(0);
@@ -161,9 +188,14 @@ void MessageBrowser::showPage(const BrowsePage &page)
     m_view->resizeColumnToContents(MessageListModel::Id);
     m_view->resizeColumnToContents(MessageListModel::Published);
     const qint64 shown = page.messages.size();
+    const bool filtered = query().isFiltered();
     QString position = page.total == 0 && shown == 0
-        ? tr("No messages")
+        ? (filtered ? tr("No matches") : tr("No messages"))
         : tr("%1–%2 of %3").arg(formatCount(m_offset + 1), formatCount(m_offset + shown), formatCount(page.total));
+    if (filtered && page.truncated)
+        position += tr(" (the search stopped after %1 messages; narrow it to look further)").arg(formatCount(page.scanned));
+    else if (filtered)
+        position += tr(" matches");
     showStatus(position);
     m_previous->setEnabled(m_offset > 0);
     m_next->setEnabled(m_nextOffset >= 0);
@@ -197,6 +229,10 @@ void MessageBrowser::showMessage(const QModelIndex &index)
         facts << tr("headers: %1").arg(QString::fromUtf8(QJsonDocument(message.headers).toJson(QJsonDocument::Compact)));
     if (message.leaseDeadlineMs > 0)
         facts << tr("lease ends: %1").arg(formatTimestamp(message.leaseDeadlineMs));
+    if (message.dueMs > 0)
+        facts << tr("due: %1").arg(formatTimestamp(message.dueMs));
+    if (!message.group.isEmpty())
+        facts << tr("group: %1").arg(message.group);
     if (!message.originQueue.isEmpty())
         facts << tr("dead-lettered from %1 at %2: %3")
                      .arg(message.originQueue, formatTimestamp(qint64(message.deadLetteredAt * 1000)),
@@ -204,11 +240,38 @@ void MessageBrowser::showMessage(const QModelIndex &index)
     m_body->setPlainText(prettyJson(message.data) + QStringLiteral("\n\n// ") + facts.join(QStringLiteral("\n// ")));
 }
 
+BrowseQuery MessageBrowser::query() const
+{
+    BrowseQuery query;
+    query.state = MessageState(m_state->currentData().toInt());
+    const QString term = m_search->text().trimmed();
+    if (term.isEmpty())
+        return query;
+    switch (SearchKind(m_searchKind->currentData().toInt())) {
+    case SearchKind::Text: query.text = m_search->text(); break; // spaces may matter in a payload
+    case SearchKind::Id: query.id = term; break;
+    case SearchKind::Header: {
+        const qsizetype equals = term.indexOf(QLatin1Char('='));
+        query.headerKey = equals < 0 ? term : term.left(equals).trimmed();
+        if (equals >= 0)
+            query.headerValue = term.mid(equals + 1).trimmed();
+        break;
+    }
+    }
+    return query;
+}
+
 MessageTransfer::PageSource MessageBrowser::pageSource() const
 {
     BrokerClient *client = &m_client;
     const QString queue = m_queue;
-    return [client, queue](qint64 offset, qint64 limit) { return client->browse(queue, offset, limit); };
+    const BrowseQuery base = query();
+    return [client, queue, base](qint64 offset, qint64 limit) {
+        BrowseQuery page = base;
+        page.offset = offset;
+        page.limit = limit;
+        return client->browse(queue, page);
+    };
 }
 
 QStringList MessageBrowser::selectedIds() const

@@ -32,6 +32,7 @@ class MessageBrowser : public QWidget
     Q_OBJECT
 public:
     static constexpr int PageSize = 50;
+    enum class SearchKind { Text, Header, Id };
 
     explicit MessageBrowser(BrokerClient &client, QWidget *parent = nullptr);
 
@@ -68,6 +69,8 @@ Q_SIGNALS:
     void pageShown();
 
 private:
+    // The state and search the controls ask for (offset and limit left at their defaults).
+    Broker::BrowseQuery query() const;
     // The browse the table shows (state and search), as a page source for exports.
     MessageTransfer::PageSource pageSource() const;
     void showPage(const Broker::BrowsePage &page);

@@ -46,6 +46,8 @@ QVariant MessageListModel::data(const QModelIndex &index, int role) const
     case When:
         if (message.leaseDeadlineMs > 0)
             return tr("lease ends %1").arg(formatTimestamp(message.leaseDeadlineMs));
+        if (message.dueMs > 0)
+            return tr("due %1").arg(formatTimestamp(message.dueMs));
         if (!message.originQueue.isEmpty())
             return tr("from %1: %2").arg(message.originQueue, message.deadLetterReason);
         return {};

@@ -8,6 +8,7 @@
 #include "queueoptionsform.h"
 #include "ratechart.h"
 
+#include "core/queueconfigchange.h"
 #include "runtime/continuation.h"
 
 #include <QGridLayout>
@@ -189,6 +190,8 @@ void QueueDetailPage::showSnapshot(const BrokerSnapshot &snapshot)
         m_options->setSaveEnabled(false, tr("The queue is gone"));
         return;
     }
+    if (!m_present)
+        m_options->setSaveEnabled(true);
     m_present = true;
     showInfo(*queue, snapshot.takenAtMs);
     m_messages->showQueueInfo(*queue);
@@ -262,8 +265,19 @@ void QueueDetailPage::showGroups(const QueueInfo &queue)
 
 void QueueDetailPage::saveOptions(const QJsonObject &options)
 {
-    Q_UNUSED(options);
-    m_options->showSaveResult(tr("This broker cannot change a queue's options yet."));
+    // Read as PATCH /queues/{q} reads its body: the same rules and messages.
+    const Result<QueueConfigChange> change = QueueConfigChange::fromOptions(m_queue, options);
+    if (!change)
+        return m_options->showSaveResult(change.error().message);
+    const QString queue = m_queue;
+    whenFinished(m_client.updateQueue(queue, *change), this, [this, queue](const Result<QueueInfo> &updated) {
+        if (queue != m_queue)
+            return; // another queue is shown by now
+        if (!updated)
+            return m_options->showSaveResult(updated.error().message);
+        m_options->showSaveResult({});
+        m_options->showConfig(queue, updated->config);
+    });
 }
 
 QString QueueDetailPage::shownValue(const QString &name) const

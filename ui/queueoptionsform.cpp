@@ -77,8 +77,10 @@ QueueOptionsForm::QueueOptionsForm(QWidget *parent) : QGroupBox(tr("Options"), p
     auto *buttons = new QHBoxLayout;
     buttons->addStretch(1);
     m_revert = new QPushButton(tr("&Revert"));
+    m_revert->setObjectName(QStringLiteral("revert"));
     m_revert->setToolTip(tr("Show the queue's options as they are, dropping what was typed"));
     m_save = new QPushButton(tr("&Save"));
+    m_save->setObjectName(QStringLiteral("save"));
     m_save->setToolTip(tr("Change the options that differ (Enter in a field does the same)"));
     buttons->addWidget(m_revert);
     buttons->addWidget(m_save);

@@ -14,8 +14,11 @@
 #include "ui/queuetablemodel.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QJsonArray>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QMouseEvent>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -100,6 +103,10 @@ private Q_SLOTS:
     void cleanupTestCase();
     void enterAndDoubleClickOpenTheQueue();
     void totalsFollowTheBroker();
+    void ttlEditedAndEnterChangesTheQueue();
+    void refusedChangeKeepsTheForm();
+    void searchRunsOnTheServer_data();
+    void searchRunsOnTheServer();
     void payloadIsShownAsSent();
     void exportThenImportReplaysTheMessages();
     void backReturnsToTheTable();
@@ -173,6 +180,82 @@ void TestQueueDetailPage::totalsFollowTheBroker()
     // The form shows the options; TTL is editable, and the charts sample every snapshot.
     QCOMPARE(detail->optionsForm()->ttlField()->value(), 3600);
     QTRY_VERIFY(detail->chartSamples() >= 2);
+}
+
+void TestQueueDetailPage::ttlEditedAndEnterChangesTheQueue()
+{
+    openFromTable("orders");
+    QueueOptionsForm *form = m_window->queueDetailPage()->optionsForm();
+    QSpinBox *ttl = form->ttlField();
+    ttl->setFocus();
+    ttl->selectAll();
+    QTest::keyClicks(ttl, "120");
+    QCOMPARE(ttl->value(), 120);
+    QTest::keyClick(ttl, Qt::Key_Return);
+    QTRY_COMPARE(call("GET", "/queues/orders").json.value("config").toObject().value("ttl").toInt(), 120);
+    QTRY_VERIFY(!form->isEdited()); // the form now shows the queue as it is
+    QCOMPARE(form->errorText(), QString());
+}
+
+void TestQueueDetailPage::refusedChangeKeepsTheForm()
+{
+    openFromTable("orders");
+    QueueOptionsForm *form = m_window->queueDetailPage()->optionsForm();
+    auto *deadLetterQueue = form->findChild<QLineEdit *>("deadLetterQueue");
+    deadLetterQueue->setFocus();
+    deadLetterQueue->clear();
+    QTest::keyClicks(deadLetterQueue, "orders");
+    QTest::keyClick(deadLetterQueue, Qt::Key_Return);
+    QTRY_VERIFY(form->errorText().contains("own dead-letter queue"));
+    QCOMPARE(deadLetterQueue->text(), "orders"); // kept as typed, across snapshots too
+    QTest::qWait(300);
+    QCOMPARE(deadLetterQueue->text(), "orders");
+    QCOMPARE(call("GET", "/queues/orders").json.value("config").toObject().value("dead_letter_queue"), QJsonValue());
+    auto *revert = form->findChild<QPushButton *>("revert");
+    QVERIFY(revert && revert->isEnabled());
+    revert->click();
+    QCOMPARE(deadLetterQueue->text(), QString());
+    QVERIFY(!form->isEdited());
+}
+
+void TestQueueDetailPage::searchRunsOnTheServer_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("term");
+    QTest::addColumn<QStringList>("found"); // the "n" of the payloads found, in order
+    QTest::addRow("payload-text") << int(MessageBrowser::SearchKind::Text) << "\"blue\"" << QStringList{"1", "3"};
+    QTest::addRow("header-key-value") << int(MessageBrowser::SearchKind::Header) << "tenant=acme" << QStringList{"2", "3"};
+    QTest::addRow("header-key-only") << int(MessageBrowser::SearchKind::Header) << "tenant" << QStringList{"2", "3", "4"};
+    QTest::addRow("nothing-matches") << int(MessageBrowser::SearchKind::Text) << "violet" << QStringList{};
+}
+
+void TestQueueDetailPage::searchRunsOnTheServer()
+{
+    QFETCH(int, kind);
+    QFETCH(QString, term);
+    QFETCH(QStringList, found);
+    if (call("GET", "/queues/search.me").status == 404) {
+        QCOMPARE(call("POST", "/queues", R"({"name":"search.me"})").status, 200);
+        for (const QByteArray &body : {QByteArray(R"({"message":{"n":1,"colour":"blue"}})"),
+                                       QByteArray(R"({"message":{"n":2,"colour":"red"},"headers":{"tenant":"acme"}})"),
+                                       QByteArray(R"({"message":{"n":3,"colour":"blue"},"headers":{"tenant":"acme"}})"),
+                                       QByteArray(R"({"message":{"n":4,"colour":"green"},"headers":{"tenant":"other"}})")})
+            QCOMPARE(call("POST", "/messages/search.me", body).status, 200);
+    }
+    openFromTable("search.me");
+    showMessages();
+    MessageBrowser *messages = browser();
+    messages->searchKindBox()->setCurrentIndex(messages->searchKindBox()->findData(kind));
+    QSignalSpy shown(messages, &MessageBrowser::pageShown);
+    messages->searchField()->setFocus();
+    messages->searchField()->clear();
+    QTest::keyClicks(messages->searchField(), term);
+    QTest::keyClick(messages->searchField(), Qt::Key_Return);
+    QVERIFY(shown.wait(5000));
+    QStringList shownNumbers;
+    for (const Message &message : messages->model()->messages())
+        shownNumbers.append(QString::number(QJsonDocument::fromJson("[" + message.data + "]").array().first()["n"].toInt()));
+    QCOMPARE(shownNumbers, found);
 }
 
 void TestQueueDetailPage::payloadIsShownAsSent()
