@@ -21,12 +21,18 @@ void ForecastAlerts::check(const BrokerSnapshot &snapshot)
 {
     // Read every check (a few times a second, a cached lookup) so that a change made on the
     // queue detail page applies at once without wiring every page to this object.
-    const double window = 60.0 * warnWithinMinutes();
+    const int minutes = warnWithinMinutes();
+    const double window = 60.0 * minutes;
     if (window <= 0) {
         m_warned.clear();
         return;
     }
     QSet<QString> stillNear;
+    // The queues that crossed into the window at this check; one notification names the soonest
+    // and counts the others, so that many queues filling at once do not flood the tray.
+    const QueueInfo *soonest = nullptr;
+    Forecast soonestForecast;
+    int crossed = 0;
     for (const QueueInfo &queue : snapshot.queues) {
         const Forecast ahead = forecast(queue);
         if (ahead.trend != Forecast::Trend::Fills)
@@ -39,14 +45,25 @@ void ForecastAlerts::check(const BrokerSnapshot &snapshot)
         if (ahead.seconds > window)
             continue;
         stillNear.insert(queue.name);
+        ++crossed;
+        if (!soonest || ahead.seconds < soonestForecast.seconds) {
+            soonest = &queue;
+            soonestForecast = ahead;
+        }
+    }
+    if (soonest) {
         ErrorRecord record;
         record.severity = Severity::Warning;
         record.component = tr("forecast");
         record.code = QStringLiteral("queue_filling");
         record.message = tr("%1 is %2 (%3 of max %4)")
-                             .arg(queue.name, forecastText(ahead))
-                             .arg(queue.size())
-                             .arg(queue.config.maxSize);
+                             .arg(soonest->name, forecastText(soonestForecast))
+                             .arg(soonest->size())
+                             .arg(soonest->config.maxSize);
+        if (crossed > 1)
+            record.message += tr("; %n more queue(s) will be full within %1 min", nullptr, crossed - 1)
+                                  .arg(minutes);
+        record.count = crossed;
         record.firstMs = record.lastMs = snapshot.takenAtMs;
         Q_EMIT alertRaised(record);
     }

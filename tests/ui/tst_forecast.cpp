@@ -30,6 +30,7 @@ private Q_SLOTS:
     void texts();
     void alertsOncePerCrossing();
     void alertsFollowTheSetting();
+    void manyQueuesAtOnceMakeOneAlert();
 };
 
 void TestForecast::maths_data()
@@ -142,6 +143,20 @@ void TestForecast::alertsFollowTheSetting()
     alerts.check(snapshotOf({fillingQueue("calm", 0.5)}));
     QCOMPARE(raised.size(), 1);
     QCOMPARE(ForecastAlerts::warnWithinMinutes(), 30);
+}
+
+void TestForecast::manyQueuesAtOnceMakeOneAlert()
+{
+    ForecastAlerts::setWarnWithinMinutes(10);
+    ForecastAlerts alerts;
+    QSignalSpy raised(&alerts, &ForecastAlerts::alertRaised);
+    alerts.check(snapshotOf({fillingQueue("a", 2), fillingQueue("b", 6), fillingQueue("c", 3)}));
+    QCOMPARE(raised.size(), 1);
+    const auto record = raised.first().first().value<ErrorRecord>();
+    QVERIFY2(record.message.startsWith("b is full in 1 min 40 s"), qPrintable(record.message)); // the soonest
+    QVERIFY2(record.message.contains("2 more queue(s)"), qPrintable(record.message));
+    QCOMPARE(record.count, 3);
+    QCOMPARE(alerts.warned().size(), 3);
 }
 
 QTEST_GUILESS_MAIN(TestForecast)
