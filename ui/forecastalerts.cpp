@@ -27,7 +27,10 @@ void ForecastAlerts::check(const BrokerSnapshot &snapshot)
         m_warned.clear();
         return;
     }
-    QSet<QString> stillNear;
+    // Warned queues are kept in the snapshot's name order and matched by walking both lists
+    // together: no hashing of thousands of names four times a second.
+    QStringList stillNear;
+    qsizetype warnedAt = 0;
     // The queues that crossed into the window at this check; one notification names the soonest
     // and counts the others, so that many queues filling at once do not flood the tray.
     const QueueInfo *soonest = nullptr;
@@ -37,14 +40,16 @@ void ForecastAlerts::check(const BrokerSnapshot &snapshot)
         const Forecast ahead = forecast(queue);
         if (ahead.trend != Forecast::Trend::Fills)
             continue;
-        if (m_warned.contains(queue.name)) {
+        while (warnedAt < m_warned.size() && m_warned.at(warnedAt) < queue.name)
+            ++warnedAt;
+        if (warnedAt < m_warned.size() && m_warned.at(warnedAt) == queue.name) {
             if (ahead.seconds <= 1.5 * window)
-                stillNear.insert(queue.name);
+                stillNear.append(queue.name);
             continue;
         }
         if (ahead.seconds > window)
             continue;
-        stillNear.insert(queue.name);
+        stillNear.append(queue.name);
         ++crossed;
         if (!soonest || ahead.seconds < soonestForecast.seconds) {
             soonest = &queue;

@@ -5,7 +5,7 @@
 #include "core/errorrecord.h"
 
 #include <QObject>
-#include <QSet>
+#include <QStringList>
 
 namespace Broker::Ui {
 
@@ -25,15 +25,15 @@ public:
     using QObject::QObject;
 
     void check(const Broker::BrokerSnapshot &snapshot);
-    // The queues warned about and still in (or near) the window.
-    const QSet<QString> &warned() const { return m_warned; }
+    // The queues warned about and still in (or near) the window, in name order.
+    const QStringList &warned() const { return m_warned; }
 
 Q_SIGNALS:
     // A warning in the shape of the app's other notifications (tray and status bar).
     void alertRaised(const Broker::ErrorRecord &record);
 
 private:
-    QSet<QString> m_warned;
+    QStringList m_warned;
 };
 
 } // namespace Broker::Ui
