@@ -47,6 +47,11 @@ void advance(BrokerSnapshot &snapshot, QRandomGenerator &random, quint64 &eventN
         info.depth = random.bounded(10'000);
         info.rates.publish1s = random.bounded(500);
         info.rates.consume1s = random.bounded(500);
+        // The one-minute rates drive the forecast column: some queues fill, some drain.
+        info.rates.publish1m = info.rates.publish1s;
+        info.rates.consume1m = random.bounded(500);
+        info.counters.published += random.bounded(100);
+        info.counters.acked += random.bounded(100);
     }
     snapshot.recentEvents.clear();
     for (int i = 0; i < 200; ++i) {
@@ -89,8 +94,13 @@ int main(int argc, char **argv)
     quint64 eventNumber = 0;
     BrokerSnapshot snapshot = makeSnapshot(queueCount);
 
-    auto tick = [&](Ui::MainWindow::Page page) {
-        window.showPage(page);
+    // The queue detail page is opened on one queue in the middle of the table.
+    const QString detailQueue = snapshot.queues.at(snapshot.queues.size() / 2).name;
+    auto tick = [&](Ui::MainWindow::Page page, bool detail = false) {
+        if (detail)
+            window.openQueue(detailQueue);
+        else
+            window.showPage(page);
         QElapsedTimer timer;
         timer.start();
         Q_EMIT client.snapshotUpdated(snapshot);
@@ -107,6 +117,7 @@ int main(int argc, char **argv)
         const char *name;
         Ui::MainWindow::Page page;
         std::function<void()> setUp;
+        bool queueDetail = false;
     };
     QTableView *table = window.queuesPage()->view();
     const QList<Case> cases = {
@@ -115,13 +126,14 @@ int main(int argc, char **argv)
          [table] { table->sortByColumn(2, Qt::DescendingOrder); }},
         {"overview page", Ui::MainWindow::Overview, [] {}},
         {"message flow page (tail + charts)", Ui::MainWindow::Flow, [] {}},
+        {"queue detail page (one queue: totals, charts)", Ui::MainWindow::Queues, [] {}, true},
     };
     for (const Case &benchCase : cases) {
         benchCase.setUp();
         QList<double> samples;
         for (int i = 0; i < 60; ++i) {
             advance(snapshot, random, eventNumber);
-            samples.append(tick(benchCase.page));
+            samples.append(tick(benchCase.page, benchCase.queueDetail));
             app.processEvents();
         }
         const Figures figures = summarize(samples);

@@ -18,19 +18,83 @@ std::optional<QJsonValue> parseValue(const QByteArray &json, QJsonParseError *er
     return wrapped.array().first();
 }
 
+bool isJsonSpace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// Walks JSON text token by token without building values, so that object members keep the order
+// they were written in (QJsonObject sorts its keys). `json` must already be valid JSON.
+QByteArray reformat(const QByteArray &json, bool indented)
+{
+    QByteArray out;
+    out.reserve(json.size() + (indented ? json.size() / 2 : 0));
+    int depth = 0;
+    auto newline = [&] {
+        out += '\n';
+        out += QByteArray(4 * depth, ' ');
+    };
+    for (qsizetype i = 0; i < json.size(); ++i) {
+        const char c = json.at(i);
+        if (c == '"') {
+            const qsizetype start = i++;
+            while (i < json.size() && json.at(i) != '"')
+                i += json.at(i) == '\\' ? 2 : 1;
+            out += json.mid(start, i - start + 1);
+            continue;
+        }
+        if (isJsonSpace(c))
+            continue;
+        if (!indented) {
+            out += c;
+            continue;
+        }
+        switch (c) {
+        case '{':
+        case '[': {
+            qsizetype next = i + 1;
+            while (next < json.size() && isJsonSpace(json.at(next)))
+                ++next;
+            out += c;
+            if (next < json.size() && (json.at(next) == '}' || json.at(next) == ']')) {
+                out += json.at(next); // an empty object or array stays on its line
+                i = next;
+            } else {
+                ++depth;
+                newline();
+            }
+            break;
+        }
+        case '}':
+        case ']':
+            --depth;
+            newline();
+            out += c;
+            break;
+        case ',':
+            out += c;
+            newline();
+            break;
+        case ':': out += ": "; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 QString prettyJson(const QByteArray &json)
 {
     QJsonParseError error;
-    const std::optional<QJsonValue> value = parseValue(json, &error);
-    if (!value)
+    if (!parseValue(json, &error))
         return QString::fromUtf8(json);
-    if (value->isObject())
-        return QString::fromUtf8(QJsonDocument(value->toObject()).toJson(QJsonDocument::Indented)).trimmed();
-    if (value->isArray())
-        return QString::fromUtf8(QJsonDocument(value->toArray()).toJson(QJsonDocument::Indented)).trimmed();
-    return QString::fromUtf8(json);
+    return QString::fromUtf8(reformat(json, true));
+}
+
+QByteArray compactJsonText(const QByteArray &json)
+{
+    return reformat(json, false);
 }
 
 std::optional<QByteArray> compactJson(const QString &text, QString *error)
@@ -56,8 +120,7 @@ std::optional<QByteArray> compactJson(const QString &text, QString *error)
         *error = QStringLiteral("A message cannot be null");
         return std::nullopt;
     }
-    const QByteArray compact = QJsonDocument(QJsonArray{*value}).toJson(QJsonDocument::Compact);
-    return compact.mid(1, compact.size() - 2);
+    return reformat(utf8, false); // as typed, keys in their order, only the spaces between tokens gone
 }
 
 } // namespace Broker::Ui

@@ -5,9 +5,11 @@
 #include "errorspage.h"
 #include "flowpage.h"
 #include "icons.h"
+#include "forecastalerts.h"
 #include "keydialog.h"
 #include "palette.h"
 #include "overviewpage.h"
+#include "queuedetailpage.h"
 #include "queuespage.h"
 #include "settingspage.h"
 #include "userspage.h"
@@ -30,6 +32,7 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QSystemTrayIcon>
 
 namespace Broker::Ui {
@@ -67,6 +70,14 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     addPage(m_errors, tr("Errors"), QStringLiteral("dialog-warning"), tr("What went wrong, how often, and where"));
     addPage(m_settings, tr("Settings"), QStringLiteral("preferences-system"), tr("The broker's configuration file"));
     connect(m_nav, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
+    // Queue detail: a stack page without a sidebar entry, opened from the queues table.
+    m_queueDetail = new QueueDetailPage(client);
+    m_stack->addWidget(m_queueDetail);
+    connect(m_queues, &QueuesPage::queueOpened, this, &MainWindow::openQueue);
+    connect(m_queueDetail, &QueueDetailPage::backRequested, this, [this] { m_stack->setCurrentIndex(Queues); });
+    connect(m_nav, &QListWidget::itemClicked, this, [this] { m_stack->setCurrentIndex(m_nav->currentRow()); });
+    m_forecastAlerts = new ForecastAlerts(this);
+    connect(m_forecastAlerts, &ForecastAlerts::alertRaised, this, &MainWindow::notify);
     m_nav->setCurrentRow(Overview);
 
     m_stateLabel = new QLabel;
@@ -245,6 +256,15 @@ void MainWindow::buildMenus()
 void MainWindow::showPage(Page page)
 {
     m_nav->setCurrentRow(page);
+    m_stack->setCurrentIndex(page); // also when the sidebar already showed it (from queue detail)
+}
+
+void MainWindow::openQueue(const QString &queue)
+{
+    const QSignalBlocker quiet(m_nav); // the sidebar shows Queues without switching back to the table
+    m_nav->setCurrentRow(Queues);
+    m_queueDetail->showQueue(queue);
+    m_stack->setCurrentWidget(m_queueDetail);
 }
 
 void MainWindow::startBroker()
@@ -256,6 +276,7 @@ void MainWindow::showStartReport(const StartReport &report, bool showKeys)
 {
     m_overview->showStart(report);
     m_queues->showStart(report);
+    m_queueDetail->showStart(report);
     m_users->showStart(report);
     m_settings->showStart(report); // on a failure: the file's settings, and a banner with the fixes
     if (!report.ok) {
@@ -304,6 +325,8 @@ void MainWindow::applySnapshot(const BrokerSnapshot &snapshot)
     m_overview->showSnapshot(snapshot);
     m_queues->showSnapshot(snapshot);
     m_flow->showSnapshot(snapshot);
+    m_queueDetail->showSnapshot(snapshot);
+    m_forecastAlerts->check(snapshot);
     m_lastApplyMs = double(timer.nsecsElapsed()) / 1e6;
     if (m_tray) {
         m_tray->setToolTip(tr("BrokerDesk — %1, %2 queues, %3 messages")
@@ -407,6 +430,15 @@ QStringList MainWindow::renderPages(const QString &dir)
         const QString path = QDir(dir).filePath(pageFileName(Page(page)));
         if (grab().save(path))
             written.append(path);
+    }
+    if (!m_queueDetail->queue().isEmpty()) {
+        const QString detail[] = {QStringLiteral("queue-detail.png"), QStringLiteral("queue-messages.png")};
+        for (const QueueDetailPage::Tab tab : {QueueDetailPage::OverviewTab, QueueDetailPage::MessagesTab}) {
+            openQueue(m_queueDetail->queue());
+            m_queueDetail->tabs()->setCurrentIndex(tab);
+            if (grab().save(QDir(dir).filePath(detail[tab])))
+                written.append(QDir(dir).filePath(detail[tab]));
+        }
     }
     showPage(Page(current));
     return written;

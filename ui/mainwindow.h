@@ -17,7 +17,9 @@ namespace Broker::Ui {
 class DefinitionsActions;
 class ErrorsPage;
 class FlowPage;
+class ForecastAlerts;
 class OverviewPage;
+class QueueDetailPage;
 class QueuesPage;
 class SettingsPage;
 class UsersPage;
@@ -57,6 +59,9 @@ public:
     // A Palette::Theme as int; System follows the desktop. Kept in QSettings (view/theme).
     void setTheme(int theme);
     QAction *themeAction(int theme) const;
+    // One queue in full, shown in place of the queues table (the sidebar stays on Queues).
+    QueueDetailPage *queueDetailPage() const { return m_queueDetail; }
+    void openQueue(const QString &queue);
     // How long the last snapshot took to reach every page's model (not the repaint), in ms.
     double lastSnapshotApplyMs() const { return m_lastApplyMs; }
 
@@ -82,6 +87,8 @@ private:
     UsersPage *m_users;
     ErrorsPage *m_errors;
     SettingsPage *m_settings;
+    QueueDetailPage *m_queueDetail;
+    ForecastAlerts *m_forecastAlerts;
     QLabel *m_stateLabel;
     QLabel *m_urlLabel;
     QSystemTrayIcon *m_tray = nullptr;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "problembanner.h"
 
-#include "messagebar.h"
+#include "palette.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -11,11 +13,13 @@ namespace Broker::Ui {
 
 ProblemBanner::ProblemBanner(QWidget *parent) : QWidget(parent)
 {
+    setAutoFillBackground(true);
     auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    m_text = new MessageBar;
+    m_text = new QLabel;
     m_text->setObjectName(QStringLiteral("problemText"));
     m_text->setTextFormat(Qt::RichText);
+    m_text->setWordWrap(true);
+    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_text);
     m_buttons = new QHBoxLayout;
     m_buttons->addStretch(1);
@@ -26,7 +30,8 @@ ProblemBanner::ProblemBanner(QWidget *parent) : QWidget(parent)
 void ProblemBanner::showProblem(const QString &text)
 {
     clear();
-    m_text->showError(text);
+    m_text->setText(text);
+    applyColours();
     show();
 }
 
@@ -51,8 +56,29 @@ void ProblemBanner::clear()
         }
         delete item;
     }
-    m_text->hide();
+    m_text->clear();
     hide();
+}
+
+void ProblemBanner::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyColours();
+    QWidget::changeEvent(event);
+}
+
+void ProblemBanner::applyColours()
+{
+    const bool dark = Palette::isDark(); // the application's: this widget's own is the banner's colours
+    const QColor background = Palette::color(Palette::ErrorBackground, dark);
+    const QColor text = Palette::color(Palette::ErrorText, dark);
+    QPalette colours = palette();
+    if (colours.color(QPalette::Window) == background && colours.color(QPalette::WindowText) == text)
+        return; // setting the same palette again would come back here as a PaletteChange
+    colours.setColor(QPalette::Window, background);
+    colours.setColor(QPalette::WindowText, text);
+    colours.setColor(QPalette::Text, text);
+    setPalette(colours);
 }
 
 QString ProblemBanner::text() const

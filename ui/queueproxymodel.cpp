@@ -67,6 +67,7 @@ QString QueueProxyModel::columnToolTip(int column)
     case QueueTableModel::DeadLettered: return tr("Messages this queue moved to its dead-letter queue");
     case QueueTableModel::PublishRate: return tr("Messages published per second (over the last second)");
     case QueueTableModel::ConsumeRate: return tr("Messages consumed per second (over the last second)");
+    case QueueTableModel::Forecast: return tr("When the queue empties or fills at the last minute's publish and consume rates");
     case QueueTableModel::Created: return tr("When the queue was created (local time)");
     default: break;
     }

@@ -52,7 +52,7 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
     m_queueActions.append(addAction(tr("&Publish…"), QStringLiteral("mail-send"),
                                     tr("Publish a test message to the selected queue"), &QueuesPage::publishMessage));
     m_queueActions.append(addAction(tr("&Browse…"), QStringLiteral("document-open"),
-                                    tr("Look at the selected queue's messages without consuming them (double-click)"),
+                                    tr("Look at the selected queue's messages without consuming them (double-click the queue for its detail page)"),
                                     &QueuesPage::browseMessages));
     m_queueActions.append(addAction(tr("&Redrive"), QStringLiteral("edit-redo"),
                                     tr("Move the dead letters of the selected dead-letter queue back to their queues"),
@@ -95,9 +95,10 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
     // Fixed widths from the font: sizing to contents would read every one of 10,000 rows.
     const int digit = m_view->fontMetrics().horizontalAdvance(QLatin1Char('0'));
     for (int column = QueueTableModel::Type; column < QueueTableModel::ColumnCount; ++column)
-        m_view->setColumnWidth(column, 11 * digit);
-    m_view->setColumnWidth(QueueTableModel::DeadLettered, 14 * digit);
-    m_view->setColumnWidth(QueueTableModel::Created, 21 * digit);
+        m_view->setColumnWidth(column, 9 * digit);
+    m_view->setColumnWidth(QueueTableModel::DeadLettered, 12 * digit);
+    m_view->setColumnWidth(QueueTableModel::Created, 19 * digit);
+    m_view->setColumnWidth(QueueTableModel::Forecast, 16 * digit);
     m_view->horizontalHeader()->setMinimumSectionSize(4 * digit);
     m_view->horizontalHeader()->setSectionResizeMode(QueueTableModel::Name, QHeaderView::Stretch);
     m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
@@ -111,7 +112,11 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
     deleteKey->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(deleteKey, &QAction::triggered, this, &QueuesPage::deleteQueue);
     m_view->addAction(deleteKey);
-    connect(m_view, &QTableView::doubleClicked, this, &QueuesPage::browseMessages);
+    // activated: double-click (or the platform's single click) and Enter.
+    connect(m_view, &QTableView::activated, this, [this] {
+        if (const QString queue = selectedQueue(); !queue.isEmpty())
+            Q_EMIT queueOpened(queue);
+    });
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &QueuesPage::userSelectionChanged);
     // Enter in the filter moves on to the table, where the arrows pick a queue.
     connect(m_filter, &QLineEdit::returnPressed, this, [this] {
@@ -320,7 +325,7 @@ void QueuesPage::browseMessages()
     const QString queue = selectedQueue();
     if (queue.isEmpty())
         return;
-    auto *dialog = new BrowseDialog(m_client, queue, this);
+    auto *dialog = new BrowseDialog(m_client, m_start, queue, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->open();
 }

@@ -60,6 +60,10 @@ protected:
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
 
+Q_SIGNALS:
+    // The user opened a queue (double-click or Enter on its row): show it in full.
+    void queueOpened(const QString &queue);
+
 private:
     QAction *addAction(const QString &text, const QString &icon, const QString &tip, void (QueuesPage::*slot)());
     void buildCopyAsMenu();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "queuetablemodel.h"
 
+#include "forecast.h"
 #include "format.h"
 
 #include <algorithm>
@@ -11,7 +12,8 @@ bool QueueTableModel::sameRow(const QueueInfo &a, const QueueInfo &b) const
 {
     return a.depth == b.depth && a.inFlight == b.inFlight && a.delayed == b.delayed
         && a.counters.deadLettered == b.counters.deadLettered && a.rates.publish1s == b.rates.publish1s
-        && a.rates.consume1s == b.rates.consume1s && a.config.type == b.config.type && a.created == b.created;
+        && a.rates.consume1s == b.rates.consume1s && a.rates.publish1m == b.rates.publish1m
+        && a.rates.consume1m == b.rates.consume1m && a.config.maxSize == b.config.maxSize && a.config.type == b.config.type && a.created == b.created;
 }
 
 QVariant QueueTableModel::data(const QModelIndex &index, int role) const
@@ -32,21 +34,21 @@ QVariant QueueTableModel::data(const QModelIndex &index, int role) const
             tip += QStringLiteral(", dead letters to %1").arg(queue.config.deadLetterQueue);
         return tip;
     }
-    const bool sorting = role == SortRole;
-    if (role != Qt::DisplayRole && !sorting)
+    if (role == SortRole && isNumeric(index.column()))
+        return numericValue(index.column(), queue);
+    if (role != Qt::DisplayRole && role != SortRole)
         return {};
     switch (Column(index.column())) {
     case Name: return queue.name;
     case Type: return queue.config.type;
-    case Depth: return sorting ? QVariant(queue.depth) : QVariant(formatCount(queue.depth));
-    case InFlight: return sorting ? QVariant(queue.inFlight) : QVariant(formatCount(queue.inFlight));
-    case Delayed: return sorting ? QVariant(queue.delayed) : QVariant(formatCount(queue.delayed));
-    case DeadLettered:
-        return sorting ? QVariant(queue.counters.deadLettered) : QVariant(formatCount(queue.counters.deadLettered));
-    case PublishRate: return sorting ? QVariant(queue.rates.publish1s) : QVariant(formatRate(queue.rates.publish1s));
-    case ConsumeRate: return sorting ? QVariant(queue.rates.consume1s) : QVariant(formatRate(queue.rates.consume1s));
-    case Created:
-        return sorting ? QVariant(queue.created) : QVariant(formatTimestamp(qint64(queue.created * 1000)));
+    case Depth: return formatCount(queue.depth);
+    case InFlight: return formatCount(queue.inFlight);
+    case Delayed: return formatCount(queue.delayed);
+    case DeadLettered: return formatCount(queue.counters.deadLettered);
+    case PublishRate: return formatRate(queue.rates.publish1s);
+    case ConsumeRate: return formatRate(queue.rates.consume1s);
+    case Forecast: return forecastText(forecast(queue));
+    case Created: return formatTimestamp(qint64(queue.created * 1000));
     case ColumnCount: break;
     }
     return {};
@@ -65,6 +67,7 @@ QVariant QueueTableModel::headerData(int section, Qt::Orientation orientation, i
     case DeadLettered: return tr("Dead-lettered");
     case PublishRate: return tr("Publish");
     case ConsumeRate: return tr("Consume");
+    case Forecast: return tr("Forecast");
     case Created: return tr("Created");
     case ColumnCount: break;
     }
@@ -80,6 +83,15 @@ double QueueTableModel::numericValue(int column, const QueueInfo &queue)
     case DeadLettered: return double(queue.counters.deadLettered);
     case PublishRate: return queue.rates.publish1s;
     case ConsumeRate: return queue.rates.consume1s;
+    case Forecast: {
+        const Ui::Forecast ahead = forecast(queue);
+        switch (ahead.trend) {
+        case Ui::Forecast::Trend::Fills: return ahead.seconds;
+        case Ui::Forecast::Trend::None: return 2 * ForecastRules::HorizonSeconds;
+        case Ui::Forecast::Trend::Empties: return 3 * ForecastRules::HorizonSeconds + ahead.seconds;
+        }
+        return 0;
+    }
     case Created: return queue.created;
     case Name:
     case Type:

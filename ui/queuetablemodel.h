@@ -8,12 +8,13 @@
 namespace Broker::Ui {
 
 // The queues of a snapshot, one row each, in name order. Numeric columns answer SortRole with
-// numbers so that a sort proxy orders them as numbers; numericValue() gives the same numbers
+// numbers so that a sort proxy orders them as numbers; Forecast sorts the soonest full first,
+// then queues with no forecast, then those that drain. numericValue() gives the same numbers
 // without a QVariant, for a proxy that sorts 10,000 rows each tick (QueueProxyModel).
 class QueueTableModel : public KeyedTableModel<QueueInfo>
 {
 public:
-    enum Column { Name, Type, Depth, InFlight, Delayed, DeadLettered, PublishRate, ConsumeRate, Created, ColumnCount };
+    enum Column { Name, Type, Depth, InFlight, Delayed, DeadLettered, PublishRate, ConsumeRate, Forecast, Created, ColumnCount };
     static constexpr int SortRole = Qt::UserRole;
     static constexpr int NameRole = Qt::UserRole + 1;
 

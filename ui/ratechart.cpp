@@ -39,6 +39,22 @@ int RateChart::addSeries(const QString &name, const QColor &color)
     return int(m_series.size() - 1);
 }
 
+QColor RateChart::seriesColor(const QPalette &palette, int index)
+{
+    const QColor base = palette.color(QPalette::Highlight);
+    if (index == 0)
+        return base;
+    // Turn the hue by the golden angle: neighbours stay far apart however many lines there are.
+    // Lightness and saturation stay the highlight's, which the theme chose to read on its Base.
+    const int hue = (qMax(0, base.hslHue()) + index * 137) % 360;
+    return QColor::fromHsl(hue, qMax(120, base.hslSaturation()), base.lightness());
+}
+
+QString RateChart::formatValue(double value) const
+{
+    return m_unit == Unit::PerSecond ? formatRate(value) : formatCount(qint64(std::llround(value)));
+}
+
 void RateChart::addSample(qint64 timeMs, const QList<double> &values)
 {
     m_samples.push_back({timeMs, values});
@@ -60,6 +76,10 @@ void RateChart::paintEvent(QPaintEvent *)
     const QPalette pal = palette();
     painter.fillRect(rect(), pal.color(QPalette::Base));
 
+    auto colorOf = [&](qsizetype series) {
+        const QColor &chosen = m_series[series].color;
+        return chosen.isValid() ? chosen : seriesColor(pal, int(series));
+    };
     const QFontMetrics metrics = fontMetrics();
     const int lineHeight = metrics.height();
     double peak = 0;
@@ -68,7 +88,7 @@ void RateChart::paintEvent(QPaintEvent *)
             peak = std::max(peak, value);
     }
     const double top = niceCeiling(peak * 1.1);
-    const QString topLabel = formatRate(top);
+    const QString topLabel = formatValue(top);
     const int left = metrics.horizontalAdvance(topLabel) + 12;
     const QRect plot(left, lineHeight + 10, width() - left - 12, height() - 2 * lineHeight - 20);
     if (plot.width() < 20 || plot.height() < 20)
@@ -87,8 +107,8 @@ void RateChart::paintEvent(QPaintEvent *)
     }
     for (qsizetype i = 0; i < m_series.size(); ++i) {
         const double latest = m_samples.empty() ? 0 : m_samples.back().values.value(i);
-        const QString label = QStringLiteral("%1 %2").arg(m_series[i].name, formatRate(latest));
-        painter.fillRect(QRect(x, lineHeight - 9, 10, 10), m_series[i].color);
+        const QString label = QStringLiteral("%1 %2").arg(m_series[i].name, formatValue(latest));
+        painter.fillRect(QRect(x, lineHeight - 9, 10, 10), colorOf(i));
         painter.drawText(x + 14, lineHeight, label);
         x += metrics.horizontalAdvance(label) + 30;
     }
@@ -102,7 +122,7 @@ void RateChart::paintEvent(QPaintEvent *)
         painter.save();
         painter.setPen(pal.color(QPalette::PlaceholderText));
         painter.drawText(QRect(0, y - lineHeight / 2, left - 6, lineHeight), Qt::AlignRight | Qt::AlignVCenter,
-                         formatRate(top * i / 4));
+                         formatValue(top * i / 4));
         painter.restore();
     }
     // The time axis spans the data there is (at least a minute), up to the whole window.
@@ -135,7 +155,7 @@ void RateChart::paintEvent(QPaintEvent *)
                 path.lineTo(xf, yf);
             first = false;
         }
-        painter.setPen(QPen(m_series[series].color, 2));
+        painter.setPen(QPen(colorOf(series), 2));
         painter.drawPath(path);
     }
 }

@@ -16,11 +16,19 @@ namespace Broker::Ui {
 class RateChart : public QWidget
 {
 public:
+    // How values read on the axis and in the legend: per-second rates or plain counts.
+    enum class Unit { PerSecond, Count };
+
     explicit RateChart(QWidget *parent = nullptr);
 
+    void setUnit(Unit unit) { m_unit = unit; update(); }
+
     void setWindowSeconds(int seconds) { m_windowMs = qint64(seconds) * 1000; }
-    // Adds a line; returns its index for addSample.
-    int addSeries(const QString &name, const QColor &color);
+    // Adds a line; returns its index for addSample. Without a colour, the line takes one made
+    // from the palette's highlight (see seriesColor), so it follows a light or dark theme.
+    int addSeries(const QString &name, const QColor &color = {});
+    // Distinct colours for lines from the palette: the highlight colour, then hues turned from it.
+    static QColor seriesColor(const QPalette &palette, int index);
     void setTitle(const QString &title) { m_title = title; update(); }
     // One value per series, in addSeries order.
     void addSample(qint64 timeMs, const QList<double> &values);
@@ -45,6 +53,9 @@ private:
         QList<double> values;
     };
 
+    QString formatValue(double value) const;
+
+    Unit m_unit = Unit::PerSecond;
     QString m_title;
     QList<Series> m_series;
     std::deque<Sample> m_samples;

@@ -5,10 +5,12 @@
 #include "ui/eventtailmodel.h"
 #include "ui/flowpage.h"
 #include "ui/mainwindow.h"
+#include "ui/palette.h"
 #include "ui/queuespage.h"
 
 #include <QCoreApplication>
 #include <QDebug>
+#include <QDir>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkReply>
@@ -128,6 +130,7 @@ void ScreenshotSession::sendTraffic()
 void ScreenshotSession::finish()
 {
     m_window.queuesPage()->selectQueue(QStringLiteral("orders"));
+    m_window.openQueue(QStringLiteral("orders")); // rendered as the queue detail pages
     // Show the lifecycle of the newest dead-lettered message (else of any): the longest story.
     QTableView *tail = m_window.flowPage()->tailView();
     for (int row = tail->model()->rowCount() - 1; row >= 0; --row) {
@@ -138,12 +141,19 @@ void ScreenshotSession::finish()
         }
     }
     // The lifecycle answer arrives through the worker; give it a moment before rendering.
+    // Every page in the desktop's own palette, then again in the dark theme under dark/.
     QTimer::singleShot(300, this, [this] {
-        const QStringList written = m_window.renderPages(m_outputDir);
+        const QStringList light = m_window.renderPages(m_outputDir);
+        const Ui::Palette::Theme chosen = Ui::Palette::currentTheme(); // the user's, not saved over
+        Ui::Palette::applyTheme(Ui::Palette::Theme::Dark);
+        QCoreApplication::processEvents(); // Qt 6.4 hands a new application palette to widgets by posted events
+        const QStringList dark = m_window.renderPages(QDir(m_outputDir).filePath(QStringLiteral("dark")));
+        Ui::Palette::applyTheme(chosen);
         QTextStream out(stdout);
-        for (const QString &file : written)
+        for (const QString &file : light + dark)
             out << file << '\n';
-        QCoreApplication::exit(written.size() == Ui::MainWindow::PageCount ? 0 : 1);
+        const bool complete = light.size() >= Ui::MainWindow::PageCount && dark.size() == light.size();
+        QCoreApplication::exit(complete ? 0 : 1);
     });
 }
 

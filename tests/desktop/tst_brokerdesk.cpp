@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include <QColor>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -105,12 +106,21 @@ void TestBrokerdesk::rendersEveryPageToPng()
     process.start(BROKERDESK_PATH, {"--screenshots", out.path()});
     QVERIFY(process.waitForFinished(60000));
     QVERIFY2(process.exitCode() == 0, process.readAllStandardError());
-    const QStringList files = QDir(out.path()).entryList({"*.png"});
-    QCOMPARE(files.size(), 6);
-    for (const QString &file : files) {
-        const QImage image(out.filePath(file));
-        QVERIFY2(image.width() >= 1000 && image.height() >= 600, qPrintable(file));
+    // Six pages and the queue detail's two tabs, in the desktop's palette and in the dark theme.
+    const QStringList expected{"errors.png", "flow.png",   "overview.png", "queue-detail.png", "queue-messages.png",
+                               "queues.png", "settings.png", "users.png"};
+    for (const QString &dir : {out.path(), out.filePath("dark")}) {
+        const QStringList files = QDir(dir).entryList({"*.png"}, QDir::Files, QDir::Name);
+        QCOMPARE(files, expected);
+        for (const QString &file : files) {
+            const QImage image(QDir(dir).filePath(file));
+            QVERIFY2(image.width() >= 1000 && image.height() >= 600, qPrintable(file));
+        }
     }
+    // The dark theme is dark: its overview's background is darker than the light one's.
+    const QImage light(out.filePath("overview.png"));
+    const QImage dark(out.filePath("dark/overview.png"));
+    QVERIFY(QColor(dark.pixel(5, dark.height() - 5)).lightness() < QColor(light.pixel(5, light.height() - 5)).lightness());
 }
 
 QTEST_GUILESS_MAIN(TestBrokerdesk)

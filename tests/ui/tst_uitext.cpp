@@ -35,6 +35,9 @@ void TestUiText::compactJson_data()
     QTest::addRow("object") << "{ \"a\" : [1, 2] }" << QByteArray(R"({"a":[1,2]})") << "";
     QTest::addRow("scalar-string") << "\"hi\"" << QByteArray("\"hi\"") << "";
     QTest::addRow("number") << "  42 " << QByteArray("42") << "";
+    QTest::addRow("keeps-key-order") << "{\"z\": 1, \"a\": {\"y\": 2, \"b\": 3}}" << QByteArray(R"({"z":1,"a":{"y":2,"b":3}})") << "";
+    QTest::addRow("keeps-strings-and-numbers-as-written") << "[ \"a , b\" , \"q\\\" }\", 1.50, 1e3 ]"
+                                                        << QByteArray(R"(["a , b","q\" }",1.50,1e3])") << "";
     QTest::addRow("null-refused") << "null" << QByteArray() << "A message cannot be null";
     QTest::addRow("empty") << "  " << QByteArray() << "The message is empty";
     QTest::addRow("two-values") << "1 2" << QByteArray() << "Near line 1, column 4: missing value separator";
@@ -56,6 +59,10 @@ void TestUiText::prettyJsonKeepsWhatIsNotJson()
 {
     QCOMPARE(prettyJson(R"({"a":1})"), "{\n    \"a\": 1\n}");
     QCOMPARE(prettyJson("7"), "7");
+    // Keys stay in the order they were sent; empty containers stay on their line.
+    QCOMPARE(prettyJson(R"({"z":[1,{}],"a":{"y":"x, y: {"},"e":[]})"),
+             "{\n    \"z\": [\n        1,\n        {}\n    ],\n    \"a\": {\n        \"y\": \"x, y: {\"\n    },\n    \"e\": []\n}");
+    QCOMPARE(compactJsonText("{ \"b\" : 1 ,\n \"a\" : \" s \" }"), R"({"b":1,"a":" s "})");
     QCOMPARE(prettyJson("not json"), "not json");
 }
 

@@ -3,6 +3,7 @@
 // access away asks first and names the consequence, and the last enabled admin stays whatever
 // the page is asked to do (the key keeps working over REST).
 #include "ui/userdialog.h"
+#include "ui/messagebar.h"
 #include "ui/userspage.h"
 #include "ui/usertablemodel.h"
 
@@ -64,8 +65,8 @@ private:
 
     QString barText() const
     {
-        const auto *bar = m_page->findChild<QLabel *>(QStringLiteral("messageBar"));
-        return bar && bar->isVisible() ? bar->text() : QString();
+        const auto *bar = m_page->findChild<MessageBar *>();
+        return bar && bar->kind() != MessageBar::Kind::None ? bar->text() : QString();
     }
 
     void selectUser(const QString &id)
