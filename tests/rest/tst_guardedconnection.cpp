@@ -138,10 +138,11 @@ void TestGuardedConnection::aReaderBehindTheBacklogIsNotCutOff()
     // keeps its connection: the drain timeout is about no progress, not about a backlog. (The
     // server sees progress when the kernel reports the socket writable again, which it does only
     // once a good part of its send buffer is free: a client reading far slower than this one can
-    // still look stalled for a while.)
+    // still look stalled for a while.) The timeout is well above a loaded machine's scheduling
+    // hiccups, and still shorter than the 3 s of reading, all of it behind the backlog.
     Rest::RestOptions options;
     options.guard.maxPendingOutputBytes = 64 * 1024;
-    options.guard.outputDrainTimeoutMs = 1000;
+    options.guard.outputDrainTimeoutMs = 2000;
     RestFixture f(options);
     QTcpSocket client;
     client.setSocketOption(QAbstractSocket::ReceiveBufferSizeSocketOption, 32 * 1024);
