@@ -7,9 +7,13 @@
 local q = open(ARGV[1], ARGV[2])
 if not q then return notFound() end
 local now, action = tonumber(ARGV[3]), ARGV[4]
-local wanted, asked = {}, 0
+-- The ids once each, in the order asked: leased messages are settled in that order.
+local wanted, asked, order = {}, 0, {}
 for i = 6, #ARGV do
-  if not wanted[ARGV[i]] then asked = asked + 1 end
+  if not wanted[ARGV[i]] then
+    asked = asked + 1
+    order[asked] = ARGV[i]
+  end
   wanted[ARGV[i]] = true
 end
 
@@ -42,7 +46,7 @@ local function settleTaken(id, message, deliveries)
 end
 
 if q.type == 'stream' then
-  for id in pairs(wanted) do
+  for _, id in ipairs(order) do
     local entry = redis.call('HGET', q.ids, id)
     local message = entry and entryMessage(q, entry)
     if message then
@@ -65,7 +69,7 @@ if q.type == 'stream' then
 end
 
 -- Leased messages, found by id.
-for id in pairs(wanted) do
+for _, id in ipairs(order) do
   local lease = redis.call('HGET', q.leases, id)
   if lease then
     wanted[id] = nil
@@ -100,10 +104,13 @@ if next(wanted) then
     end
   end
 end
--- Ready messages: one pass over each list.
+-- Ready messages: one pass over each list, from its front (the RPOP end, LRANGE's last) so that
+-- moved and dead-lettered messages reach their new queue in the order they stood here.
 if next(wanted) then
   for _, key in ipairs(readyLists(q)) do
-    for _, message in ipairs(redis.call('LRANGE', key, 0, -1)) do
+    local messages = redis.call('LRANGE', key, 0, -1)
+    for i = #messages, 1, -1 do
+      local message = messages[i]
       local id = parse(message)
       if wanted[id] then
         wanted[id] = nil

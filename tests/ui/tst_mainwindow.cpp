@@ -16,6 +16,8 @@
 
 #include "../support/redisserver.h"
 
+#include "../support/desktoptestsettings.h"
+
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
@@ -126,13 +128,8 @@ void TestMainWindow::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true); // window state goes to a test location
     QVERIFY(m_dir.isValid());
-    QFile config(m_dir.filePath("message_broker.yaml"));
-    QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write("api: {bind: 127.0.0.1, port: 0}\n");
-    config.close();
-    HostSettings settings;
-    settings.configFile = m_dir.filePath("message_broker.yaml");
-    settings.createUsersFile = true;
+    HostSettings settings = Test::desktopTestSettings(m_dir);
+    QVERIFY(!settings.configFile.isEmpty());
     m_client = std::make_unique<BrokerClient>(100);
     m_window = std::make_unique<MainWindow>(*m_client, settings);
     m_window->show();

@@ -13,6 +13,8 @@
 #include "ui/queuespage.h"
 #include "ui/queuetablemodel.h"
 
+#include "../support/desktoptestsettings.h"
+
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
@@ -117,13 +119,8 @@ void TestQueueDetailPage::initTestCase()
     QStandardPaths::setTestModeEnabled(true);
     QVERIFY(m_dir.isValid());
     qputenv("XDG_CONFIG_HOME", m_dir.filePath("xdg").toLocal8Bit());
-    QFile config(m_dir.filePath("message_broker.yaml"));
-    QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write("api: {bind: 127.0.0.1, port: 0}\n");
-    config.close();
-    HostSettings settings;
-    settings.configFile = m_dir.filePath("message_broker.yaml");
-    settings.createUsersFile = true;
+    HostSettings settings = Test::desktopTestSettings(m_dir);
+    QVERIFY(!settings.configFile.isEmpty());
     m_client = std::make_unique<BrokerClient>(100);
     m_window = std::make_unique<MainWindow>(*m_client, settings);
     m_window->resize(1100, 720);

@@ -10,6 +10,8 @@
 
 #include "runtime/continuation.h"
 
+#include "../support/desktoptestsettings.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -106,13 +108,8 @@ void TestQueuesPage::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
     QVERIFY(m_dir.isValid());
-    QFile config(m_dir.filePath("message_broker.yaml"));
-    QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write("api: {bind: 127.0.0.1, port: 0}\n");
-    config.close();
-    HostSettings settings;
-    settings.configFile = m_dir.filePath("message_broker.yaml");
-    settings.createUsersFile = true;
+    HostSettings settings = Test::desktopTestSettings(m_dir);
+    QVERIFY(!settings.configFile.isEmpty());
     settings.serveApi = false; // the page talks to the engine through the client only
     m_client = std::make_unique<BrokerClient>(50);
     m_page = std::make_unique<QueuesPage>(*m_client);

@@ -9,6 +9,8 @@
 
 #include "runtime/continuation.h"
 
+#include "../support/desktoptestsettings.h"
+
 #include <QCheckBox>
 #include <QFile>
 #include <QLabel>
@@ -92,13 +94,8 @@ void TestUsersPage::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
     QVERIFY(m_dir.isValid());
-    QFile config(m_dir.filePath("message_broker.yaml"));
-    QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write("api: {bind: 127.0.0.1, port: 0}\n");
-    config.close();
-    HostSettings settings;
-    settings.configFile = m_dir.filePath("message_broker.yaml");
-    settings.createUsersFile = true;
+    HostSettings settings = Test::desktopTestSettings(m_dir);
+    QVERIFY(!settings.configFile.isEmpty());
     m_client = std::make_unique<BrokerClient>(100);
     m_page = std::make_unique<UsersPage>(*m_client);
     connect(m_client.get(), &BrokerClient::directoryUpdated, m_page.get(), &UsersPage::showDirectory);
