@@ -2,6 +2,7 @@
 #include "messagebrowser.h"
 
 #include "format.h"
+#include "messagebar.h"
 #include "jsontext.h"
 #include "messagelistmodel.h"
 #include "messagetransfer.h"
@@ -81,6 +82,8 @@ MessageBrowser::MessageBrowser(BrokerClient &client, QWidget *parent) : QWidget(
         return button;
     };
     addAction(tr("&Copy"), tr("Copy the selected payloads as sent, one per line"), &MessageBrowser::copyPayload, true);
+    auto *messageActions = new QHBoxLayout; // filled below, once the table they act on exists
+    actions->addLayout(messageActions);
     actions->addStretch(1);
     addAction(tr("E&xport…"), tr("Write the selected messages, or all that match, to a JSON Lines file"),
               &MessageBrowser::exportMessages, false);
@@ -107,6 +110,7 @@ MessageBrowser::MessageBrowser(BrokerClient &client, QWidget *parent) : QWidget(
     splitter->addWidget(m_body);
     splitter->setSizes({520, 380});
     layout->addWidget(splitter, 1);
+    addMessageActions(messageActions);
 
     auto *paging = new QHBoxLayout;
     m_previous = new QPushButton(tr("◀ Previous"));
@@ -131,6 +135,7 @@ MessageBrowser::MessageBrowser(BrokerClient &client, QWidget *parent) : QWidget(
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) { showMessage(current); });
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MessageBrowser::updateActions);
+    m_bar = new MessageBar(this); // floats over the bottom of the browser
     updateActions();
 }
 
@@ -155,7 +160,18 @@ void MessageBrowser::showQueue(const QString &queue)
 
 void MessageBrowser::showQueueInfo(const QueueInfo &queue)
 {
+    const bool deadLetterQueueChanged = queue.config.deadLetterQueue != m_info.config.deadLetterQueue;
     m_info = queue;
+    if (deadLetterQueueChanged)
+        updateActions(); // Dead-letter… depends on it
+}
+
+void MessageBrowser::showQueues(const QList<QueueInfo> &queues)
+{
+    const bool hadTargets = m_queues.size() > 1;
+    m_queues = queues;
+    if (hadTargets != (m_queues.size() > 1))
+        updateActions(); // Move… depends on it
 }
 
 void MessageBrowser::loadPage(qint64 offset)
@@ -291,6 +307,7 @@ void MessageBrowser::updateActions()
     const bool selected = m_view->selectionModel()->hasSelection();
     for (QWidget *action : std::as_const(m_selectionActions))
         action->setEnabled(selected);
+    updateMessageActions(selected);
 }
 
 void MessageBrowser::showStatus(const QString &text)
