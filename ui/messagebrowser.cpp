@@ -82,14 +82,16 @@ MessageBrowser::MessageBrowser(BrokerClient &client, QWidget *parent) : QWidget(
         return button;
     };
     addAction(tr("&Copy"), tr("Copy the selected payloads as sent, one per line"), &MessageBrowser::copyPayload, true);
-    auto *messageActions = new QHBoxLayout; // filled below, once the table they act on exists
-    actions->addLayout(messageActions);
     actions->addStretch(1);
     addAction(tr("E&xport…"), tr("Write the selected messages, or all that match, to a JSON Lines file"),
               &MessageBrowser::exportMessages, false);
     addAction(tr("&Import…"), tr("Publish every message of a JSON Lines file to this queue (replay)"),
               &MessageBrowser::importMessages, false);
     layout->addLayout(actions);
+    // The actions that change messages get a row of their own, so the browser still fits the
+    // window at 800 px; it is filled below, once the table they act on exists.
+    auto *messageActions = new QHBoxLayout;
+    layout->addLayout(messageActions);
 
     auto *splitter = new QSplitter;
     m_model = new MessageListModel(this);
@@ -111,6 +113,7 @@ MessageBrowser::MessageBrowser(BrokerClient &client, QWidget *parent) : QWidget(
     splitter->setSizes({520, 380});
     layout->addWidget(splitter, 1);
     addMessageActions(messageActions);
+    messageActions->addStretch(1);
 
     auto *paging = new QHBoxLayout;
     m_previous = new QPushButton(tr("◀ Previous"));

@@ -274,6 +274,9 @@ void TestMessageBrowser::deadLetterThenRedriveWithAnEdit()
     QVERIFY(shown.wait(5000));
     QCOMPARE(idsIn("work"), QStringList{});
     QCOMPARE(idsIn("work.dlq"), ids);
+    QCOMPARE(messagesIn("work.dlq").first().originQueue, "work");
+    // The browser fits the window at its smallest useful width (800 px, less the sidebar).
+    QVERIFY2(browser()->minimumSizeHint().width() <= 640, qPrintable(QString::number(browser()->minimumSizeHint().width())));
 
     // The Dead-lettered state of "work" shows them; redrive both, the first with a fixed amount.
     QComboBox *states = browser()->stateBox();
