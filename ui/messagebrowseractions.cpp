@@ -36,15 +36,16 @@ QPushButton *MessageBrowser::addMessageAction(QHBoxLayout *actions, const QStrin
 
 void MessageBrowser::addMessageActions(QHBoxLayout *actions)
 {
+    // Mnemonics chosen clear of the browser's others and of the detail page's tabs and Queues.
     m_delete = addMessageAction(actions, tr("&Delete…"), [this] { deleteSelected(); });
     m_delete->setObjectName(QStringLiteral("deleteMessages"));
-    m_requeue = addMessageAction(actions, tr("Re&queue"), [this] { requeueSelected(); });
+    m_requeue = addMessageAction(actions, tr("Req&ueue"), [this] { requeueSelected(); });
     m_requeue->setObjectName(QStringLiteral("requeueMessages"));
-    m_move = addMessageAction(actions, tr("&Move to…"), [this] { moveSelected(); });
+    m_move = addMessageAction(actions, tr("Mo&ve to…"), [this] { moveSelected(); });
     m_move->setObjectName(QStringLiteral("moveMessages"));
-    m_deadLetter = addMessageAction(actions, tr("Dead-&letter…"), [this] { deadLetterSelected(); });
+    m_deadLetter = addMessageAction(actions, tr("Dead-le&tter…"), [this] { deadLetterSelected(); });
     m_deadLetter->setObjectName(QStringLiteral("deadLetterMessages"));
-    m_redriveButton = addMessageAction(actions, tr("Re&drive…"), [this] { redriveMessages(); });
+    m_redriveButton = addMessageAction(actions, tr("R&edrive…"), [this] { redriveMessages(); });
     m_redriveButton->setObjectName(QStringLiteral("redriveMessages"));
 }
 

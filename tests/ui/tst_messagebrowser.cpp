@@ -8,6 +8,7 @@
 #include "ui/queuedetailpage.h"
 #include "ui/redrivedialog.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -196,6 +197,19 @@ void TestMessageBrowser::actionsDisabledWhereTheyCannotApply()
     QVERIFY(!button("deadLetterMessages")->isEnabled());
     QVERIFY(button("deadLetterMessages")->toolTip().contains("no dead-letter queue"));
     QVERIFY(!button("redriveMessages")->isEnabled());
+    // The table's context menu offers the same actions, enabled and explained alike.
+    for (const char *name : {"deleteMessages", "requeueMessages", "moveMessages", "deadLetterMessages", "redriveMessages"}) {
+        const QPushButton *twin = button(name);
+        QAction *action = nullptr;
+        for (QAction *candidate : browser()->view()->actions()) {
+            if (candidate->text() == twin->text())
+                action = candidate;
+        }
+        QVERIFY2(action, name);
+        QCOMPARE(action->isEnabled(), twin->isEnabled());
+        QCOMPARE(action->toolTip(), twin->toolTip());
+        QVERIFY(!twin->toolTip().isEmpty());
+    }
     QVERIFY(await(m_client->purgeQueue("a")));
 }
 
