@@ -18,7 +18,6 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
-#include <QTextBlock>
 #include <QTextCursor>
 #include <QTextEdit>
 #include <QVBoxLayout>
@@ -90,7 +89,6 @@ RedriveDialog::RedriveDialog(BrokerClient &client, const QString &queue, const Q
     connect(m_editor, &QPlainTextEdit::textChanged, this, &RedriveDialog::editorChanged);
     if (!m_messages.isEmpty())
         m_list->setCurrentRow(0);
-    m_summary->setText(tr("%n message(s): %1", nullptr, int(m_messages.size())).arg(destinations()));
     updateButtons();
 }
 
@@ -120,6 +118,11 @@ void RedriveDialog::editorChanged()
     else
         m_problems.remove(id);
     m_problem->setText(m_problems.value(id));
+    // A preview shows what the payloads were when it ran; after an edit it would mislead.
+    if (!m_previewText.isEmpty()) {
+        m_diff->clear();
+        m_previewText.clear();
+    }
     updateButtons();
 }
 
@@ -131,6 +134,8 @@ void RedriveDialog::updateButtons()
     if (!m_problems.isEmpty())
         m_summary->setText(tr("%n payload(s) are not valid JSON; fix them to preview or redrive", nullptr,
                               int(m_problems.size())));
+    else if (m_previewText.isEmpty() && !m_busy)
+        m_summary->setText(tr("%n message(s): %1", nullptr, int(m_messages.size())).arg(destinations()));
 }
 
 QHash<QString, QByteArray> RedriveDialog::edits() const

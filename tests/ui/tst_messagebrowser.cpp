@@ -15,6 +15,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QNetworkAccessManager>
@@ -349,10 +350,12 @@ void TestMessageBrowser::deadLetterThenRedriveWithAnEdit()
 
 void TestMessageBrowser::invalidJsonBlocksPreviewAndRedrive()
 {
-    const QStringList ids = publish("work.dlq", {R"({"x":1})"});
-    QList<Message> messages = messagesIn("work.dlq");
+    MessageAction deadLetter;
+    deadLetter.kind = MessageAction::Kind::DeadLetter;
+    deadLetter.ids = publish("work", {R"({"x":1})"});
+    QVERIFY(await(m_client->messageAction("work", deadLetter)));
+    const QList<Message> messages = messagesIn("work.dlq");
     QCOMPARE(messages.size(), 1);
-    messages.first().originQueue = "work"; // as a dead-lettered message carries it
     RedriveDialog dialog(*m_client, "work.dlq", messages);
     dialog.show();
     QVERIFY(dialog.previewButton()->isEnabled());
@@ -361,10 +364,21 @@ void TestMessageBrowser::invalidJsonBlocksPreviewAndRedrive()
     QVERIFY(!dialog.previewButton()->isEnabled());
     QVERIFY(!dialog.redriveButton()->isEnabled());
     QVERIFY2(dialog.problemText().startsWith("Not valid JSON"), qPrintable(dialog.problemText()));
+    auto *summary = dialog.findChild<QLabel *>("redriveSummary");
+    QVERIFY(summary->text().contains("not valid JSON"));
     QTest::keyClick(dialog.editor(), Qt::Key_Backspace);
     QVERIFY(dialog.previewButton()->isEnabled());
     QCOMPARE(dialog.problemText(), QString());
+    QVERIFY2(summary->text().contains("1 to work"), qPrintable(summary->text()));
     QVERIFY(dialog.edits().isEmpty()); // back as it was: no edit is sent
+
+    // A preview goes stale with the next edit, and goes.
+    QSignalSpy previewed(&dialog, &RedriveDialog::previewShown);
+    dialog.preview();
+    QVERIFY(previewed.wait(5000));
+    QVERIFY(dialog.previewText().contains("(unchanged)"));
+    QTest::keyClicks(dialog.editor(), " ");
+    QCOMPARE(dialog.previewText(), QString());
     QVERIFY(await(m_client->purgeQueue("work.dlq")));
 }
 
