@@ -6,6 +6,8 @@
 #include <QDialogButtonBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace Broker::Ui {
 
 BrowseDialog::BrowseDialog(BrokerClient &client, const StartReport &start, const QString &queue, QWidget *parent)
@@ -21,6 +23,15 @@ BrowseDialog::BrowseDialog(BrokerClient &client, const StartReport &start, const
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
     m_browser->showQueue(queue);
+    // What the actions need from the snapshots: the queue's options (its dead-letter queue) and
+    // the names Move… offers. A binary search: the queues come sorted by name.
+    connect(&client, &BrokerClient::snapshotUpdated, this, [this, queue](const BrokerSnapshot &snapshot) {
+        m_browser->showQueues(snapshot.queues);
+        const auto found = std::lower_bound(snapshot.queues.cbegin(), snapshot.queues.cend(), queue,
+                                            [](const QueueInfo &info, const QString &name) { return info.name < name; });
+        if (found != snapshot.queues.cend() && found->name == queue)
+            m_browser->showQueueInfo(*found);
+    });
 }
 
 } // namespace Broker::Ui

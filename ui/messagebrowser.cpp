@@ -2,6 +2,7 @@
 #include "messagebrowser.h"
 
 #include "format.h"
+#include "messagebar.h"
 #include "jsontext.h"
 #include "messagelistmodel.h"
 #include "messagetransfer.h"
@@ -87,6 +88,10 @@ MessageBrowser::MessageBrowser(BrokerClient &client, QWidget *parent) : QWidget(
     addAction(tr("&Import…"), tr("Publish every message of a JSON Lines file to this queue (replay)"),
               &MessageBrowser::importMessages, false);
     layout->addLayout(actions);
+    // The actions that change messages get a row of their own, so the browser still fits the
+    // window at 800 px; it is filled below, once the table they act on exists.
+    auto *messageActions = new QHBoxLayout;
+    layout->addLayout(messageActions);
 
     auto *splitter = new QSplitter;
     m_model = new MessageListModel(this);
@@ -107,6 +112,8 @@ MessageBrowser::MessageBrowser(BrokerClient &client, QWidget *parent) : QWidget(
     splitter->addWidget(m_body);
     splitter->setSizes({520, 380});
     layout->addWidget(splitter, 1);
+    addMessageActions(messageActions);
+    messageActions->addStretch(1);
 
     auto *paging = new QHBoxLayout;
     m_previous = new QPushButton(tr("◀ Previous"));
@@ -131,6 +138,7 @@ MessageBrowser::MessageBrowser(BrokerClient &client, QWidget *parent) : QWidget(
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) { showMessage(current); });
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MessageBrowser::updateActions);
+    m_bar = new MessageBar(this); // floats over the bottom of the browser
     updateActions();
 }
 
@@ -155,7 +163,18 @@ void MessageBrowser::showQueue(const QString &queue)
 
 void MessageBrowser::showQueueInfo(const QueueInfo &queue)
 {
+    const bool deadLetterQueueChanged = queue.config.deadLetterQueue != m_info.config.deadLetterQueue;
     m_info = queue;
+    if (deadLetterQueueChanged)
+        updateActions(); // Dead-letter… depends on it
+}
+
+void MessageBrowser::showQueues(const QList<QueueInfo> &queues)
+{
+    const bool hadTargets = m_queues.size() > 1;
+    m_queues = queues;
+    if (hadTargets != (m_queues.size() > 1))
+        updateActions(); // Move… depends on it
 }
 
 void MessageBrowser::loadPage(qint64 offset)
@@ -291,6 +310,7 @@ void MessageBrowser::updateActions()
     const bool selected = m_view->selectionModel()->hasSelection();
     for (QWidget *action : std::as_const(m_selectionActions))
         action->setEnabled(selected);
+    updateMessageActions(selected);
 }
 
 void MessageBrowser::showStatus(const QString &text)

@@ -6,6 +6,7 @@
 #include "runtime/brokerclient.h"
 
 #include <QFileDialog>
+#include <QHash>
 #include <QWidget>
 
 #include <functional>
@@ -15,12 +16,16 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
+class QAction;
+class QHBoxLayout;
 class QTableView;
 
 namespace Broker::Ui {
 
+class MessageBar;
 class MessageListModel;
 class MessageTransfer;
+class RedriveDialog;
 
 // A queue's messages by state (ready, delayed, in flight with its lease end, dead-lettered),
 // searched on the server (payload text, a header, an id), a page at a time and never consumed.
@@ -40,6 +45,9 @@ public:
     void showQueue(const QString &queue);
     // The queue's latest snapshot row: what the state counts and the dead-letter status need.
     void showQueueInfo(const Broker::QueueInfo &queue);
+    // The snapshot's queues (sorted by name; implicitly shared, so a tick copies nothing): the
+    // targets Move… offers.
+    void showQueues(const QList<Broker::QueueInfo> &queues);
 
     void loadPage(qint64 offset);
     void refresh() { loadPage(m_offset); }
@@ -64,6 +72,18 @@ public:
     MessageTransfer *exportToFile(const QString &fileName);
     MessageTransfer *importFromFile(const QString &fileName);
 
+    // Actions on the selected messages (messagebrowseractions.cpp). Delete and Dead-letter ask
+    // first; Move asks for the target; Redrive opens its dialog (the selection, or with none the
+    // page's dead-lettered messages). Each reports in the message bar and refreshes the page.
+    void deleteSelected();
+    void requeueSelected();
+    void moveSelected();
+    void deadLetterSelected();
+    RedriveDialog *redriveMessages();
+    MessageBar *messageBar() const { return m_bar; }
+    // The queue whose messages the table shows: the dead-letter queue in the Dead state.
+    QString actionQueue() const;
+
 Q_SIGNALS:
     // A page arrived (or failed): for tests and the status line.
     void pageShown();
@@ -79,6 +99,14 @@ private:
     void showStatus(const QString &text);
     void chooseFile(QFileDialog::AcceptMode mode, const QString &title, std::function<void(const QString &)> chosen);
     void transferFinished(const QString &what, qint64 count, bool cancelled, const QString &error);
+    void addMessageActions(QHBoxLayout *actions);
+    // A button and its twin in the table's context menu, kept enabled and explained alike.
+    QPushButton *addMessageAction(QHBoxLayout *actions, const QString &text, const std::function<void()> &run);
+    void setActionState(QPushButton *button, bool enabled, const QString &tip);
+    void runAction(Broker::MessageAction::Kind kind, const QStringList &ids, const QString &target);
+    void actionFinished(Broker::MessageAction::Kind kind, const QString &target, const Result<MessageActionResult> &result);
+    void updateMessageActions(bool selected);
+    Broker::MessageState shownState() const;
 
     BrokerClient &m_client;
     StartReport m_start;
@@ -98,6 +126,14 @@ private:
     QPushButton *m_previous;
     QPushButton *m_next;
     QList<QWidget *> m_selectionActions; // enabled with one or more messages selected
+    QList<Broker::QueueInfo> m_queues;
+    MessageBar *m_bar;
+    QPushButton *m_delete = nullptr;
+    QPushButton *m_requeue = nullptr;
+    QPushButton *m_move = nullptr;
+    QPushButton *m_deadLetter = nullptr;
+    QPushButton *m_redriveButton = nullptr;
+    QHash<QPushButton *, QAction *> m_menuActions;
 };
 
 } // namespace Broker::Ui

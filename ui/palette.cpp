@@ -33,6 +33,8 @@ constexpr Pair Colours[RoleCount] = {
     {0x43a047, 0x81c784}, // ConsumeSeries
     {0xc62828, 0xef9a9a}, // SeverityError
     {0xb26a00, 0xffcc80}, // SeverityWarning
+    {0xfdecea, 0x4a1f1f}, // DiffRemovedBackground
+    {0xe8f5e9, 0x1e3b22}, // DiffAddedBackground
 };
 
 const char *const RoleProperty = "brokerdeskTextRole";

@@ -29,6 +29,8 @@ enum Role {
     ConsumeSeries,
     SeverityError,
     SeverityWarning,
+    DiffRemovedBackground, // a line a change takes away (redrive preview)
+    DiffAddedBackground,   // a line a change puts in
     RoleCount
 };
 

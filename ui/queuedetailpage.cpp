@@ -195,6 +195,7 @@ void QueueDetailPage::showSnapshot(const BrokerSnapshot &snapshot)
     m_present = true;
     showInfo(*queue, snapshot.takenAtMs);
     m_messages->showQueueInfo(*queue);
+    m_messages->showQueues(snapshot.queues);
 }
 
 void QueueDetailPage::showInfo(const QueueInfo &queue, qint64 takenAtMs)
