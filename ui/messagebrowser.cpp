@@ -21,6 +21,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -52,11 +53,11 @@ MessageBrowser::MessageBrowser(BrokerClient &client, QWidget *parent) : QWidget(
     m_searchKind->addItem(tr("Header"), int(SearchKind::Header));
     m_searchKind->addItem(tr("Message id"), int(SearchKind::Id));
     m_searchKind->setToolTip(tr("What the search looks at: a piece of the payload text as sent (case-sensitive), "
-                                "a header (key or key=value), or one message id"));
+                                "a header (key or key:value), or one message id"));
     auto updatePlaceholder = [this] {
         switch (SearchKind(m_searchKind->currentData().toInt())) {
         case SearchKind::Text: m_search->setPlaceholderText(tr("text in the payload, as sent")); break;
-        case SearchKind::Header: m_search->setPlaceholderText(tr("key, or key=value")); break;
+        case SearchKind::Header: m_search->setPlaceholderText(tr("key, or key:value")); break;
         case SearchKind::Id: m_search->setPlaceholderText(tr("msg-…")); break;
         }
     };
@@ -270,10 +271,12 @@ BrowseQuery MessageBrowser::query() const
     case SearchKind::Text: query.text = m_search->text(); break; // spaces may matter in a payload
     case SearchKind::Id: query.id = term; break;
     case SearchKind::Header: {
-        const qsizetype equals = term.indexOf(QLatin1Char('='));
-        query.headerKey = equals < 0 ? term : term.left(equals).trimmed();
-        if (equals >= 0)
-            query.headerValue = term.mid(equals + 1).trimmed();
+        // key:value as the REST API's header= and brokerctl take it; key=value works too.
+        static const QRegularExpression separator(QStringLiteral("[:=]"));
+        const qsizetype at = term.indexOf(separator);
+        query.headerKey = at < 0 ? term : term.left(at).trimmed();
+        if (at >= 0)
+            query.headerValue = term.mid(at + 1).trimmed();
         break;
     }
     }

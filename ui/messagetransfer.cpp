@@ -103,6 +103,12 @@ void MessageTransfer::exportNextPage()
     whenFinished(m_source(m_offset, ExportPageSize), this, [this](const Result<BrowsePage> &page) {
         if (!page)
             return finish(tr("The broker refused a page: %1").arg(page.error().message));
+        // A search (or the dead-lettered state) examines at most BrowseQuery::MaxScan messages:
+        // an export that stopped there would look complete while messages were left out.
+        if (page->truncated)
+            return finish(tr("The search stopped after examining %1 messages, so an export would be incomplete; "
+                             "export without a search, or narrow it")
+                              .arg(page->scanned));
         for (const Message &message : page->messages) {
             if (m_out->write(MessageLines::toLine(message)) < 0)
                 return finish(tr("Could not write the file: %1").arg(m_out->errorString()));

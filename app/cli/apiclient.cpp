@@ -111,7 +111,13 @@ void ApiClient::send(const QByteArray &method, const QString &path, const QByteA
                 QStringLiteral("cannot reach %1: %2").arg(m_settings.url.toString(), reply->errorString());
         const bool failed = response.status == 0 || response.status >= 500;
         recordOutcome(failed);
-        if (!failed || attempt >= m_settings.retryAttempts || circuitOpen()) {
+        // A POST or PATCH (publish, batch, redrive, message actions) that may have reached the
+        // broker is not sent again: it may have been done, and doing it twice duplicates
+        // messages. It is retried only when the connection was refused, so nothing was sent.
+        const bool repeatable = method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE"
+            || reply->error() == QNetworkReply::ConnectionRefusedError
+            || reply->error() == QNetworkReply::HostNotFoundError;
+        if (!failed || !repeatable || attempt >= m_settings.retryAttempts || circuitOpen()) {
             done(response);
             return;
         }

@@ -46,8 +46,11 @@ QList<DefinitionsDocument::Queue> creationOrder(QList<DefinitionsDocument::Queue
 struct QueueImport
 {
     QList<DefinitionsDocument::Queue> toCreate;
+    qsizetype next = 0; // the index in toCreate of the next queue to make
     DefinitionsImport summary;
     Completion<DefinitionsImport> done;
+    bool stepping = false; // a step runs (a completion that comes back inside it only asks again)
+    bool again = false;
 };
 
 } // namespace
@@ -135,23 +138,36 @@ void Definitions::import(const DefinitionsDocument &document, Completion<Definit
         // summary goes out when the last one completed.
         importRoles(document, queues->summary);
         importUsers(document, queues->summary);
-        auto next = std::make_shared<std::function<void()>>();
-        *next = [this, queues, weakNext = std::weak_ptr<std::function<void()>>(next)] {
-            if (queues->toCreate.isEmpty()) {
-                queues->done(std::move(queues->summary));
+        // A trampoline: a store that completes at once (memory) comes back here before
+        // createQueue() returns, and the loop goes on rather than recursing, so that a document
+        // of 60,000 queues never deepens the stack; one that completes later (Redis) calls in again.
+        auto step = std::make_shared<std::function<void()>>();
+        *step = [this, queues, weakStep = std::weak_ptr<std::function<void()>>(step)] {
+            if (queues->stepping) {
+                queues->again = true;
                 return;
             }
-            const DefinitionsDocument::Queue queue = queues->toCreate.takeFirst();
-            m_broker.createQueue(queue.name, queue.config,
-                                 [queues, name = queue.name, next = weakNext.lock()](Result<QueueInfo> created) {
-                                     if (created)
-                                         queues->summary.queuesCreated.append(name);
-                                     else
-                                         queues->summary.queuesFailed.append({name, created.error().message});
-                                     (*next)();
-                                 });
+            queues->stepping = true;
+            do {
+                queues->again = false;
+                if (queues->next == queues->toCreate.size()) {
+                    queues->stepping = false;
+                    queues->done(std::move(queues->summary));
+                    return;
+                }
+                const DefinitionsDocument::Queue &queue = queues->toCreate.at(queues->next++);
+                m_broker.createQueue(queue.name, queue.config,
+                                     [queues, name = queue.name, step = weakStep.lock()](Result<QueueInfo> created) {
+                                         if (created)
+                                             queues->summary.queuesCreated.append(name);
+                                         else
+                                             queues->summary.queuesFailed.append({name, created.error().message});
+                                         (*step)();
+                                     });
+            } while (queues->again);
+            queues->stepping = false;
         };
-        (*next)();
+        (*step)();
     });
 }
 

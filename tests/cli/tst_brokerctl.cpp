@@ -107,6 +107,7 @@ private Q_SLOTS:
     void shellRunsScriptedInput();
     void retriesUntilTheServerRecovers();
     void doesNotRetryClientErrors();
+    void doesNotRepeatAPublishThatMayHaveBeenDone();
 };
 
 void TestBrokerctl::initTestCase()
@@ -320,6 +321,15 @@ void TestBrokerctl::retriesUntilTheServerRecovers()
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(flaky.requests, 3);
     QCOMPARE(r.json().value("status").toString(), QString("healthy"));
+}
+
+// A 503 to a publish may come after the broker queued it: sending it again could publish twice.
+void TestBrokerctl::doesNotRepeatAPublishThatMayHaveBeenDone()
+{
+    FakeServer busy([](int) { return response("503 Service Unavailable", R"({"error":"busy"})"); });
+    const Run r = ctl({"publish", "orders", R"({"n":1})"}, {}, busy.url(), {"RETRY_ATTEMPTS=3", "RETRY_DELAY=0.01"});
+    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(busy.requests, 1);
 }
 
 void TestBrokerctl::doesNotRetryClientErrors()
