@@ -29,14 +29,8 @@ if state == 'dead' then
   if scan == 0 then scan = offset + limit end
 end
 
--- The payload is the last field, "d"; a quote inside it is always escaped, so the last ,"d":" starts it.
 local function payloadOf(message)
-  local at, from = nil, 1
-  while true do
-    local found = string.find(message, ',"d":"', from, true)
-    if not found then break end
-    at, from = found, found + 1
-  end
+  local at = payloadStart(message)
   return at and string.sub(message, at + 6) or message
 end
 

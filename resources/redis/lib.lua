@@ -244,3 +244,14 @@ local function trimStream(q, limit)
 end
 
 local function notFound() return redis.error_reply('QUEUE_NOT_FOUND queue not found') end
+
+-- Where a stored message's payload field begins (the index of its ,"d":"), or nil. The payload is
+-- the last field, and a quote inside it is always escaped, so the last ,"d":" starts it.
+local function payloadStart(message)
+  local at, from = nil, 1
+  while true do
+    local found = string.find(message, ',"d":"', from, true)
+    if not found then return at end
+    at, from = found, found + 1
+  end
+end

@@ -26,14 +26,8 @@ if q.dlq ~= '' then
 end
 if source.type == 'stream' then return {{0, {}}, EVENTS} end
 
--- The payload is the last field, "d"; a quote inside it is always escaped, so the last ,"d":" starts it.
 local function withPayload(message, payload)
-  local at, from = nil, 1
-  while true do
-    local found = string.find(message, ',"d":"', from, true)
-    if not found then break end
-    at, from = found, found + 1
-  end
+  local at = payloadStart(message)
   if not at then return message end
   return string.sub(message, 1, at - 1) .. ',"d":' .. payload .. '}'
 end
