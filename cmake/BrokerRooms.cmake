@@ -24,6 +24,11 @@ function(broker_add_room room)
     # Library code spells out its string conversions; tests may use plain literals.
     target_compile_definitions(${target} PRIVATE QT_NO_KEYWORDS QT_NO_CAST_FROM_ASCII)
     broker_set_warnings(${target})
+    if("Qt6::Widgets" IN_LIST ARG_PUBLIC OR "Qt6::Widgets" IN_LIST ARG_PRIVATE)
+        broker_precompile(${target} widgets)
+    else()
+        broker_precompile(${target} library)
+    endif()
 
     broker_register_room(${room} ${target} "${ARG_DIR}")
 endfunction()

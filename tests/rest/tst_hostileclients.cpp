@@ -31,8 +31,13 @@ namespace {
 // AddressSanitizer keeps freed memory in quarantine (256 MiB by default): resident memory then
 // says nothing about what the server holds. What the connections buffer is judged either way.
 constexpr bool ResidentMemoryIsMeaningful = false;
+// An instrumented debug build does each accept, refusal and close several times slower (p99
+// 57 ms against the release build's 8 ms, each beside another test), so the legitimate client's
+// budget is wider there; that it is served, and without a failure, is judged the same.
+constexpr double P99BudgetMs = 250.0;
 #else
 constexpr bool ResidentMemoryIsMeaningful = true;
+constexpr double P99BudgetMs = 50.0;
 #endif
 
 constexpr const char *AttackerAddress = "127.0.0.2";
@@ -339,7 +344,7 @@ void TestHostileClients::legitimateClientIsServedDuringAnAttack()
           stats.requestTimeouts, stats.stalledOutputs, attackReplaced);
 
     QCOMPARE(failures, 0);
-    QVERIFY2(p99 < 50.0, "the legitimate client waited too long");
+    QVERIFY2(p99 < P99BudgetMs, "the legitimate client waited too long");
     QVERIFY2(!ResidentMemoryIsMeaningful || growthMiB < 64.0, "the attack cost the process too much memory");
     QVERIFY2(peakBuffered < 64 * 1024 * 1024, "answers nobody reads were kept in memory");
     QVERIFY2(stats.refusedAddressFull > 0, "the attacker never reached its cap");
