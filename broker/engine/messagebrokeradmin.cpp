@@ -119,7 +119,7 @@ void MessageBroker::redrive(const QString &queue, const RedriveRequest &request,
 void MessageBroker::previewRedrive(const QString &queue, const RedriveRequest &request, Completion<RedriveResult> done)
 {
     // What a redrive would take is what browsing the dead state shows (within its scan bound);
-    // of those, the ones whose origin queue still exists would move.
+    // of those, the ones whose origin queue still exists would move, up to the limit.
     BrowseQuery dead;
     dead.state = MessageState::Dead;
     dead.limit = BrowseQuery::MaxScan;
@@ -132,8 +132,6 @@ void MessageBroker::previewRedrive(const QString &queue, const RedriveRequest &r
         for (const Message &message : page->messages) {
             if (!request.ids.isEmpty() && !request.ids.contains(message.id))
                 continue;
-            if (request.ids.isEmpty() && request.limit > 0 && result->messages.size() >= request.limit)
-                break;
             seen.insert(message.id);
             const auto edit = request.edits.constFind(message.id);
             result->messages.append({message.id, message.originQueue, message.data,
@@ -153,9 +151,13 @@ void MessageBroker::previewRedrive(const QString &queue, const RedriveRequest &r
         };
         auto pending = std::make_shared<Pending>();
         pending->waiting = origins.size();
-        auto finish = [result, pending, done = std::move(done)]() mutable {
-            // A message whose origin is gone stays where it is, in a dry run as in a real one.
+        const qint64 limit = request.ids.isEmpty() ? request.limit : 0;
+        auto finish = [result, pending, limit, done = std::move(done)]() mutable {
+            // A message whose origin is gone stays where it is and does not count towards the
+            // limit, in a dry run as in a real one.
             result->messages.removeIf([&](const RedriveItem &item) { return pending->gone.contains(item.origin); });
+            if (limit > 0 && result->messages.size() > limit)
+                result->messages.resize(limit);
             result->moved = result->messages.size();
             done(std::move(*result));
         };

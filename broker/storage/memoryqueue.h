@@ -7,6 +7,7 @@
 
 #include <QSet>
 
+#include <functional>
 #include <vector>
 
 namespace Broker {
@@ -66,8 +67,10 @@ public:
     // Drops everything; returns how many messages that was.
     virtual qint64 purge() = 0;
     // Removes up to `limit` (<= 0: all) dead-lettered messages (from `origin`, or from anywhere
-    // when empty; only those in `only` when given), in order.
+    // when empty; only those in `only` when given), in order. A message whose origin queue
+    // `returnable` refuses (it is gone) stays in its place and does not count.
     virtual void takeDeadLettered(const QString &origin, qint64 limit, const QSet<quint64> *only,
+                                  const std::function<bool(const QString &)> &returnable,
                                   std::vector<StoredMessage> &out) = 0;
     // Removes the messages with these sequence numbers, whatever their state (a lease ends).
     virtual void takeMessages(const QSet<quint64> &sequences, std::vector<StoredMessage> &out) = 0;

@@ -132,15 +132,14 @@ void MemoryStore::redrive(const QString &name, const RedriveRequest &request, Co
 
     const QSet<quint64> only = sequencesOf(request.ids);
     std::vector<StoredMessage> taken;
+    // A message whose origin is gone stays where it is.
+    const auto returnable = [this](const QString &queue) { return find(queue).ok(); };
     source->takeDeadLettered(origin, request.ids.isEmpty() ? request.limit : 0, request.ids.isEmpty() ? nullptr : &only,
-                             taken);
+                             returnable, taken);
     QSet<quint64> moved;
     for (StoredMessage &message : taken) {
         const Result<MemoryQueue *> target = find(message.extras->originQueue);
-        if (!target) { // the origin is gone: leave the message where it was
-            source->add(std::move(message));
-            continue;
-        }
+        Q_ASSERT(target); // returnable said so, a moment ago on this thread
         RedriveItem item;
         item.id = MessageId::format(message.sequence);
         item.origin = (*target)->name();

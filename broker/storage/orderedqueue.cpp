@@ -195,6 +195,7 @@ qint64 OrderedQueue::purge()
 }
 
 void OrderedQueue::takeDeadLettered(const QString &origin, qint64 limit, const QSet<quint64> *only,
+                                    const std::function<bool(const QString &)> &returnable,
                                     std::vector<StoredMessage> &out)
 {
     qint64 taken = 0;
@@ -204,7 +205,7 @@ void OrderedQueue::takeDeadLettered(const QString &origin, qint64 limit, const Q
                 return false;
             if (!origin.isEmpty() && message.extras->originQueue != origin)
                 return false;
-            if (only && !only->contains(message.sequence))
+            if ((only && !only->contains(message.sequence)) || !returnable(message.extras->originQueue))
                 return false;
             ++taken;
             return true;

@@ -29,6 +29,7 @@ public:
     BrowsePage browse(const BrowseQuery &query, const BrowseFilter &filter) const override;
     qint64 purge() override;
     void takeDeadLettered(const QString &origin, qint64 limit, const QSet<quint64> *only,
+                          const std::function<bool(const QString &)> &returnable,
                           std::vector<StoredMessage> &out) override;
     void takeMessages(const QSet<quint64> &sequences, std::vector<StoredMessage> &out) override;
     void requeueMessages(const QSet<quint64> &sequences, const QString &user, QSet<quint64> &found) override;

@@ -285,6 +285,7 @@ qint64 StreamQueue::purge()
 }
 
 void StreamQueue::takeDeadLettered(const QString &origin, qint64 limit, const QSet<quint64> *only,
+                                   const std::function<bool(const QString &)> &returnable,
                                    std::vector<StoredMessage> &out)
 {
     qint64 taken = 0;
@@ -294,7 +295,7 @@ void StreamQueue::takeDeadLettered(const QString &origin, qint64 limit, const QS
         const MessageExtras *extras = entry.message.extras.get();
         if (entry.removed || !extras || extras->originQueue.isEmpty()
             || (!origin.isEmpty() && extras->originQueue != origin)
-            || (only && !only->contains(entry.message.sequence))) {
+            || (only && !only->contains(entry.message.sequence)) || !returnable(extras->originQueue)) {
             continue;
         }
         removeEntry(entry, out);

@@ -24,6 +24,7 @@ private Q_SLOTS:
     void actionsOnAStream();
     void redriveSelectedWithEdits();
     void dryRunMovesNothing();
+    void limitCountsWhatMoves();
     void redriveRefusals_data();
     void redriveRefusals();
 };
@@ -303,6 +304,41 @@ void TestMessageBrokerActions::dryRunMovesNothing()
     // A message whose origin is gone would stay: the dry run says so by leaving it out.
     QVERIFY(f.remove(QStringLiteral("orders")));
     QCOMPARE(redrive(f, QStringLiteral("orders.dlq"), {}, {}, true)->moved, 0);
+}
+
+// A message whose origin queue is gone stays where it is, in its place, and does not count
+// towards the limit: the limit is how many move. The dry run answers the same.
+void TestMessageBrokerActions::limitCountsWhatMoves()
+{
+    EngineFixture f;
+    const QJsonObject options = jsonObject(R"({"max_deliveries":1,"dead_letter_queue":"dead"})");
+    for (const QString &queue : {QStringLiteral("a"), QStringLiteral("b")})
+        QVERIFY(f.create(queue, options));
+    // In "dead", front to back: b1, a1, b2, a2, a3.
+    QList<QString> order;
+    for (const auto &[queue, payload] : QList<std::pair<QString, QByteArray>>{
+             {QStringLiteral("b"), "\"b1\""}, {QStringLiteral("a"), "\"a1\""}, {QStringLiteral("b"), "\"b2\""},
+             {QStringLiteral("a"), "\"a2\""}, {QStringLiteral("a"), "\"a3\""}}) {
+        QVERIFY(f.publish(queue, {payload}));
+        const Message m = f.consume(queue, 1, false)->first();
+        QVERIFY(f.nack(queue, m.id, m.receipt)->deadLettered);
+        order.append(m.id);
+    }
+    QVERIFY(f.remove(QStringLiteral("b")));
+
+    const Result<RedriveResult> preview = redrive(f, QStringLiteral("dead"), {}, {}, true, 2);
+    QVERIFY2(preview, preview ? "" : qPrintable(preview.error().message));
+    QCOMPARE(preview->moved, 2);
+    QCOMPARE(preview->messages.size(), 2);
+    QCOMPARE(preview->messages[0].id, order[1]);
+    QCOMPARE(preview->messages[1].id, order[3]);
+
+    const Result<RedriveResult> result = redrive(f, QStringLiteral("dead"), {}, {}, false, 2);
+    QVERIFY2(result, result ? "" : qPrintable(result.error().message));
+    QCOMPARE(result->moved, 2);
+    QCOMPARE(payloadsOf(*f.consume(QStringLiteral("a"), 10)), (QList<QByteArray>{"\"a1\"", "\"a2\""}));
+    // b's stay in their places, a3 behind them as before.
+    QCOMPARE(idsIn(f, QStringLiteral("dead"), MessageState::Ready), (QList<QString>{order[0], order[2], order[4]}));
 }
 
 void TestMessageBrokerActions::redriveRefusals_data()
