@@ -108,8 +108,9 @@ void MessageBrowser::updateMessageActions(bool selected)
         }
     }
     setActionState(m_redriveButton, deadLettered,
-                   deadLettered ? tr("Send the selected dead-lettered messages (or all shown) back to their origin "
-                                     "queues, payloads editable, with a preview first")
+                   deadLettered ? tr("Send the selected dead-lettered messages (or all on this page) back to their "
+                                     "origin queues, payloads editable, with a preview first. Redrive on the "
+                                     "Queues page takes the whole queue.")
                                 : tr("Only dead-lettered messages can be redriven: show the Dead-lettered state, "
                                      "or open a dead-letter queue"));
 }

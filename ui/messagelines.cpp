@@ -7,6 +7,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
+#include <cmath>
+
 namespace Broker::Ui::MessageLines {
 
 namespace {
@@ -94,11 +97,13 @@ QByteArray toLine(const Message &message)
         line += ",\"dead_letter_reason\":" + jsonScalar(message.deadLetterReason);
         line += ",\"dead_lettered_at\":" + jsonScalar(message.deadLetteredAt);
     }
+    if (message.dueMs > 0 && message.leaseDeadlineMs == 0)
+        line += ",\"state\":\"delayed\",\"visible_at\":" + jsonScalar(double(message.dueMs) / 1000.0);
     line += "}\n";
     return line;
 }
 
-Result<NewMessage> fromLine(const QByteArray &line)
+Result<NewMessage> fromLine(const QByteArray &line, qint64 nowMs)
 {
     QJsonParseError error;
     const QJsonDocument document = QJsonDocument::fromJson(line, &error);
@@ -120,6 +125,12 @@ Result<NewMessage> fromLine(const QByteArray &line)
     message.data = compactJsonText(rawMember(line.trimmed(), "data"));
     message.headers = headers.toObject();
     message.priority = priority.toInt();
+    if (object.value(u"state").toString() == u"delayed") {
+        const QJsonValue due = object.value(u"visible_at");
+        if (!due.isDouble())
+            return Error{ErrorCode::InvalidArgument, QStringLiteral("a delayed message needs \"visible_at\" (unix seconds)")};
+        message.delayMs = std::max<qint64>(0, qint64(std::ceil(due.toDouble() * 1000.0)) - nowMs);
+    }
     return message;
 }
 

@@ -5,6 +5,7 @@
 
 #include "runtime/continuation.h"
 
+#include <QDateTime>
 #include <QProgressDialog>
 #include <QTimer>
 
@@ -147,8 +148,8 @@ void MessageTransfer::importNextChunk()
 {
     if (cancelled())
         return finish({});
-    // Read one chunk, then publish it; the next chunk is read once every publish has answered,
-    // so at most one chunk is held and the broker is never flooded.
+    // Read one chunk, then publish it; the next chunk is read once the broker has answered, so
+    // at most one chunk is held and the broker is never flooded.
     QList<NewMessage> chunk;
     qint64 bytes = 0;
     while (chunk.size() < ImportChunkLines && bytes < ImportChunkBytes && !m_in->atEnd()) {
@@ -157,32 +158,29 @@ void MessageTransfer::importNextChunk()
         bytes += line.size();
         if (line.trimmed().isEmpty())
             continue;
-        Result<NewMessage> message = MessageLines::fromLine(line);
+        Result<NewMessage> message = MessageLines::fromLine(line, QDateTime::currentMSecsSinceEpoch());
         if (!message)
             return finish(tr("Line %1: %2").arg(m_lineNumber).arg(message.error().message));
         chunk.append(std::move(*message));
     }
     if (chunk.isEmpty())
         return finish({});
-    m_pending = int(chunk.size());
-    m_chunkError.clear();
-    for (const NewMessage &message : std::as_const(chunk)) {
-        whenFinished(m_client->publish(m_queue, message), this, [this](const Result<PublishResult> &published) {
-            if (published)
-                ++m_done;
-            else if (m_chunkError.isEmpty())
-                m_chunkError = published.error().message;
-            if (--m_pending > 0)
-                return;
-            if (m_progress) {
-                m_progress->setLabelText(tr("Imported %1 messages into %2…").arg(m_done).arg(m_queue));
-                m_progress->setValue(progressStep(m_in->pos(), m_expected));
-            }
-            if (!m_chunkError.isEmpty())
-                return finish(tr("The broker refused a message after %1 were imported: %2").arg(m_done).arg(m_chunkError));
-            importNextChunk();
-        });
-    }
+    // One batch: the chunk goes in whole and in order, or not at all.
+    const qint64 lines = m_lineNumber;
+    whenFinished(m_client->publish(m_queue, chunk), this, [this, count = chunk.size(), lines](const Result<PublishResult> &published) {
+        if (!published) {
+            return finish(tr("The broker refused the messages up to line %1 (%2 were imported before them): %3")
+                              .arg(lines)
+                              .arg(m_done)
+                              .arg(published.error().message));
+        }
+        m_done += count;
+        if (m_progress) {
+            m_progress->setLabelText(tr("Imported %1 messages into %2…").arg(m_done).arg(m_queue));
+            m_progress->setValue(progressStep(m_in->pos(), m_expected));
+        }
+        importNextChunk();
+    });
 }
 
 } // namespace Broker::Ui

@@ -70,8 +70,6 @@ private:
     QString m_queue;
     std::unique_ptr<QFile> m_in;
     qint64 m_lineNumber = 0;
-    int m_pending = 0;      // publishes of the current chunk not answered yet
-    QString m_chunkError;   // the first refusal in the current chunk
 };
 
 } // namespace Broker::Ui

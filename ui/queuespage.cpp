@@ -305,7 +305,7 @@ void QueuesPage::publishMessage()
     auto *dialog = new PublishDialog(queue, m_model->rowAt(row).config.type, m_start.apiUrl, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &PublishDialog::publishRequested, this, [this, dialog = QPointer(dialog), queue](const NewMessage &message) {
-        whenFinished(m_client.publish(queue, message), this, [this, queue, dialog](Result<PublishResult> published) {
+        whenFinished(m_client.publish(queue, {message}), this, [this, queue, dialog](Result<PublishResult> published) {
             if (dialog)
                 dialog->finish(published ? QString() : published.error().message);
             if (!published) {

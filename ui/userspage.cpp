@@ -29,19 +29,25 @@ UsersPage::UsersPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m
     m_file = new QLabel;
     m_file->setTextInteractionFlags(Qt::TextSelectableByMouse);
     toolbar->addWidget(m_file, 1);
-    auto addButton = [&](const QString &text, void (UsersPage::*action)(), bool needsUser) {
+    auto addButton = [&](const QString &text, void (UsersPage::*action)(), bool needsUser, const QString &tip) {
         auto *button = new QPushButton(text);
+        button->setToolTip(tip);
         connect(button, &QPushButton::clicked, this, action);
         toolbar->addWidget(button);
         if (needsUser)
             m_userActions.append(button);
         return button;
     };
-    addButton(tr("Add user…"), &UsersPage::addUser, false);
-    addButton(tr("Rotate key…"), &UsersPage::rotateKey, true);
-    addButton(tr("Edit roles…"), &UsersPage::editRoles, true);
-    m_disable = addButton(tr("Disable"), &UsersPage::toggleDisabled, true);
-    addButton(tr("Delete…"), &UsersPage::deleteUser, true);
+    addButton(tr("Add user…"), &UsersPage::addUser, false,
+              tr("A new user with roles of your choice; its API key is shown once."));
+    addButton(tr("Rotate key…"), &UsersPage::rotateKey, true,
+              tr("A new API key for the selected user; the old key stops working at once."));
+    addButton(tr("Edit roles…"), &UsersPage::editRoles, true,
+              tr("What the selected user may do. The last admin keeps an admin role."));
+    m_disable = addButton(tr("Disable"), &UsersPage::toggleDisabled, true,
+                          tr("Refuse (401) or accept the selected user's key again, without deleting it."));
+    addButton(tr("Delete…"), &UsersPage::deleteUser, true,
+              tr("Remove the selected user and its key; clients using it get 401."));
     layout->addLayout(toolbar);
 
     m_model = new UserTableModel(this);

@@ -35,7 +35,7 @@ QString Commands::usage()
         "  errors [--limit N]                      the broker's recent errors\n"
         "  export definitions [FILE]               queues, roles and users (no keys) as JSON\n"
         "  import definitions FILE                 add what is missing; new users' keys shown once\n"
-        "  export messages QUEUE [FILE]            ready messages as JSON Lines, page by page\n"
+        "  export messages QUEUE [FILE]            messages as JSON Lines, page by page (--state S)\n"
         "  import messages QUEUE FILE [--batch N]  publish exported JSON Lines in batches\n"
         "  metrics                                 Prometheus metrics\n"
         "  demo [--messages N] [--batch N]         create a queue, publish, consume, report msg/s, delete\n"

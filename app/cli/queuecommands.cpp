@@ -7,6 +7,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QUrl>
 
 namespace BrokerCtl {
 
@@ -75,9 +76,11 @@ void Commands::queues(const QStringList &words)
         return call("POST", path + QStringLiteral("/redrive"), compact(body), showAndFinish);
     }
     if (action == u"browse") {
-        const QString query = QStringLiteral("?offset=%1&limit=%2")
-                                  .arg(option("offset").isEmpty() ? QStringLiteral("0") : option("offset"),
-                                       option("limit").isEmpty() ? QStringLiteral("50") : option("limit"));
+        QString query = QStringLiteral("?offset=%1&limit=%2")
+                            .arg(option("offset").isEmpty() ? QStringLiteral("0") : option("offset"),
+                                 option("limit").isEmpty() ? QStringLiteral("50") : option("limit"));
+        if (!option("state").isEmpty()) // the broker names the states it knows when this is not one
+            query += QStringLiteral("&state=") + QString::fromLatin1(QUrl::toPercentEncoding(option("state")));
         return call(
             "GET", path + QStringLiteral("/messages") + query, {}, [this](const QJsonValue &, const QByteArray &raw) {
                 QList<QStringList> rows;

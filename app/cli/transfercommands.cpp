@@ -6,10 +6,12 @@
 #include "commandsupport.h"
 #include "rawjson.h"
 
+#include <QDateTime>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -41,8 +43,12 @@ std::shared_ptr<QFile> openOutput(const QString &name, QString *error)
 struct ImportLine
 {
     QByteArray data;
-    QByteArray options; // compact JSON object text of priority and headers ("{}" for none)
+    QByteArray options; // compact JSON object text of priority, headers and delay ("{}" for none)
 };
+
+// The states `export messages --state` takes; "all" is every one a message of the queue itself is in.
+const QStringList ExportStates{QStringLiteral("ready"), QStringLiteral("delayed"), QStringLiteral("in_flight"),
+                               QStringLiteral("dead")};
 
 // Reads one exported message line. Lines are the messages `export messages` writes (objects with
 // at least "data"); the payload is taken as its text, so it is published byte for byte.
@@ -59,6 +65,14 @@ bool readImportLine(const QByteArray &line, ImportLine &out, QString *error)
         options.insert(QStringLiteral("priority"), message.value(QStringLiteral("priority")));
     if (message.value(QStringLiteral("headers")).isObject())
         options.insert(QStringLiteral("headers"), message.value(QStringLiteral("headers")));
+    // A delayed message keeps its due time, to the second: the rest of its delay, rounded up (so
+    // that messages due within one second still share a batch).
+    if (message.value(QStringLiteral("state")).toString() == u"delayed") {
+        const double remaining =
+            message.value(QStringLiteral("visible_at")).toDouble() - double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+        if (remaining > 0)
+            options.insert(QStringLiteral("delay"), std::ceil(remaining));
+    }
     out.data = RawJson::member(line, u"data");
     out.options = compact(options);
     return true;
@@ -89,7 +103,7 @@ void Commands::transfer(const QStringList &words)
         return importDefinitions(words[2]);
     }
     if (direction == u"export" && what == u"messages") {
-        if (!need(words, 3, "export messages QUEUE [FILE]"))
+        if (!need(words, 3, "export messages QUEUE [FILE] [--state S]"))
             return;
         return exportMessages(words[2], words.value(3));
     }
@@ -100,7 +114,7 @@ void Commands::transfer(const QStringList &words)
     }
     fail(UsageError,
          QStringLiteral("usage: brokerctl export definitions [FILE] | import definitions FILE | "
-                        "export messages QUEUE [FILE] | import messages QUEUE FILE"));
+                        "export messages QUEUE [FILE] [--state S] | import messages QUEUE FILE"));
 }
 
 void Commands::exportDefinitions(const QString &file)
@@ -152,16 +166,23 @@ void Commands::exportMessages(const QString &queue, const QString &file)
     const std::shared_ptr<QFile> out = openOutput(file, &error);
     if (!out)
         return fail(Failure, error);
+    const QString asked = option("state").isEmpty() ? QStringLiteral("ready") : option("state");
+    if (asked != u"all" && !ExportStates.contains(asked))
+        return fail(UsageError, QStringLiteral("unknown state '%1' (expected: %2, all)").arg(asked, ExportStates.join(u", ")));
+    // "all": what is the queue's own; its dead-lettered messages are in its dead-letter queue.
+    const QStringList states = asked == u"all" ? ExportStates.mid(0, 3) : QStringList{asked};
     const int page = option("batch").isEmpty() ? DefaultChunk : qBound(1, option("batch").toInt(), 1000);
-    const QString path = QStringLiteral("/queues/%1/messages?limit=%2&offset=").arg(encoded(queue)).arg(page);
+    const QString path = QStringLiteral("/queues/%1/messages?limit=%2&state=").arg(encoded(queue)).arg(page);
     auto written = std::make_shared<qint64>(0);
-    // One page at a time: each answer's messages are written out, as the broker wrote them, before
-    // the next page is asked for.
-    auto next = std::make_shared<std::function<void(qint64)>>();
-    *next = [this, out, path, file, written,
-             weakNext = std::weak_ptr<std::function<void(qint64)>>(next)](qint64 offset) {
-        call("GET", path + QString::number(offset), {},
-             [this, out, file, written, next = weakNext.lock()](const QJsonValue &json, const QByteArray &raw) {
+    // One page at a time, state after state: each answer's messages are written out, as the
+    // broker wrote them (with their state), before the next page is asked for.
+    auto next = std::make_shared<std::function<void(qsizetype, qint64)>>();
+    *next = [this, out, path, states, file, written,
+             weakNext = std::weak_ptr<std::function<void(qsizetype, qint64)>>(next)](qsizetype stateIndex, qint64 offset) {
+        const QString url = path + states[stateIndex] + QStringLiteral("&offset=") + QString::number(offset);
+        call("GET", url, {},
+             [this, out, file, written, stateIndex, last = stateIndex + 1 == states.size(),
+              next = weakNext.lock()](const QJsonValue &json, const QByteArray &raw) {
                  for (const QByteArray &message : RawJson::elements(RawJson::member(raw, u"messages"))) {
                      if (out->write(message + '\n') < 0)
                          return fail(Failure, QStringLiteral("cannot write %1: %2").arg(file, out->errorString()));
@@ -169,15 +190,18 @@ void Commands::exportMessages(const QString &queue, const QString &file)
                  }
                  out->flush();
                  const QJsonValue nextOffset = json[QStringLiteral("next_offset")];
-                 Output::note(QStringLiteral("export: %1 of %2 messages")
+                 Output::note(QStringLiteral("export: %1 messages (%2 %3)")
                                   .arg(*written)
-                                  .arg(json[QStringLiteral("total")].toInteger()));
+                                  .arg(json[QStringLiteral("total")].toInteger())
+                                  .arg(json[QStringLiteral("state")].toString()));
                  if (nextOffset.isDouble() && nextOffset.toInteger() > 0)
-                     return (*next)(nextOffset.toInteger());
+                     return (*next)(stateIndex, nextOffset.toInteger());
+                 if (!last)
+                     return (*next)(stateIndex + 1, 0);
                  m_finish(Ok);
              });
     };
-    (*next)(0);
+    (*next)(0, 0);
 }
 
 void Commands::importMessages(const QString &queue, const QString &file)
@@ -190,7 +214,7 @@ void Commands::importMessages(const QString &queue, const QString &file)
     if (!state->file.open(QIODevice::ReadOnly))
         return fail(Failure, QStringLiteral("cannot read %1: %2").arg(file, state->file.errorString()));
 
-    // Batches hold consecutive lines with the same options (priority, headers), at most `chunk`
+    // Batches hold consecutive lines with the same options (priority, headers, delay), at most `chunk`
     // messages and MaxBatchBytes, so the order of the file is the order of the queue.
     auto next = std::make_shared<std::function<void()>>();
     *next = [this, state, weakNext = std::weak_ptr<std::function<void()>>(next)] {

@@ -240,10 +240,10 @@ QFuture<Result<qint64>> BrokerClient::purgeQueue(const QString &name)
     return call<qint64>([name](BrokerHost &host, auto done) { host.broker()->purgeQueue(name, std::move(done)); });
 }
 
-QFuture<Result<PublishResult>> BrokerClient::publish(const QString &queue, const NewMessage &message)
+QFuture<Result<PublishResult>> BrokerClient::publish(const QString &queue, const QList<NewMessage> &messages)
 {
-    return call<PublishResult>([queue, message](BrokerHost &host, auto done) {
-        host.broker()->publish(queue, {message}, desktopUser(), std::move(done));
+    return call<PublishResult>([queue, messages](BrokerHost &host, auto done) {
+        host.broker()->publish(queue, messages, desktopUser(), std::move(done));
     });
 }
 

@@ -70,7 +70,8 @@ public:
     QFuture<Result<QueueInfo>> updateQueue(const QString &name, const QueueConfigChange &change);
     QFuture<Result<qint64>> deleteQueue(const QString &name);
     QFuture<Result<qint64>> purgeQueue(const QString &name);
-    QFuture<Result<PublishResult>> publish(const QString &queue, const NewMessage &message);
+    // One message or a batch (up to the engine's max_batch): all of them, in order, or none.
+    QFuture<Result<PublishResult>> publish(const QString &queue, const QList<NewMessage> &messages);
     QFuture<Result<BrowsePage>> browse(const QString &queue, qint64 offset, qint64 limit);
     // Messages of one state, filtered server-side (BrowseQuery: state, page, text, header, id).
     QFuture<Result<BrowsePage>> browse(const QString &queue, const BrowseQuery &query);

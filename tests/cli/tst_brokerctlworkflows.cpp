@@ -29,6 +29,7 @@ private Q_SLOTS:
     void definitionsOutAndBackIn();
     void messagesOutAndBackInPageByPage();
     void messageImportStopsAtTheFirstFailure();
+    void everyStateOutAndDelaysKeptOnImport();
     void textOutputIsOneLinePerItem();
     void tablesShowIsoTimes();
     void savedProfiles();
@@ -112,7 +113,8 @@ void TestBrokerctlWorkflows::messagesOutAndBackInPageByPage()
     QCOMPARE(ctl({"publish", "wf.export", "--lines"}, lines).exitCode, 0);
     Run r = ctl({"export", "messages", "wf.export", path("messages.jsonl"), "--batch", "500"});
     QCOMPARE(r.exitCode, 0);
-    QVERIFY2(r.err.contains("export: 500 of 1200") && r.err.contains("export: 1200 of 1200"), r.err.constData());
+    QVERIFY2(r.err.contains("export: 500 messages (1200 ready)") && r.err.contains("export: 1200 messages (1200 ready)"),
+             r.err.constData());
     QFile file(path("messages.jsonl"));
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QList<QByteArray> exported = file.readAll().trimmed().split('\n');
@@ -150,6 +152,44 @@ void TestBrokerctlWorkflows::messageImportStopsAtTheFirstFailure()
     r = ctl({"import", "messages", "wf.small", file.fileName(), "--batch", "100"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("line 13: not an exported message"), r.err.constData());
+}
+
+// --state all takes the queue's ready, delayed and leased messages, in that order; an import
+// publishes them all ready, but a delayed one with the rest of its delay.
+void TestBrokerctlWorkflows::everyStateOutAndDelaysKeptOnImport()
+{
+    QCOMPARE(ctl({"queues", "create", "wf.states"}).exitCode, 0);
+    QCOMPARE(ctl({"publish", "wf.states", R"("r1")"}).exitCode, 0);
+    QCOMPARE(ctl({"publish", "wf.states", R"("r2")"}).exitCode, 0);
+    QCOMPARE(ctl({"publish", "wf.states", R"("d1")", "--delay", "600"}).exitCode, 0);
+    QCOMPARE(ctl({"consume", "wf.states", "--lease"}).exitCode, 0); // r1 is in flight
+    Run r = ctl({"export", "messages", "wf.states", path("states.jsonl"), "--state", "all"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("export: 3 messages (1 in_flight)"), r.err.constData());
+    QFile file(path("states.jsonl"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> exported = file.readAll().trimmed().split('\n');
+    QCOMPARE(exported.size(), 3);
+    const QList<QByteArray> expected{R"("r2")", R"("d1")", R"("r1")"};
+    const QList<QByteArray> states{"ready", "delayed", "in_flight"};
+    for (int i = 0; i < 3; ++i) {
+        QVERIFY2(exported[i].contains("\"data\":" + expected[i]), exported[i].constData());
+        QVERIFY2(exported[i].contains("\"state\":\"" + states[i] + '"'), exported[i].constData());
+    }
+
+    QCOMPARE(ctl({"queues", "create", "wf.states.copy"}).exitCode, 0);
+    QCOMPARE(ctl({"import", "messages", "wf.states.copy", file.fileName()}).exitCode, 0);
+    const QJsonObject info = ctl({"queues", "info", "wf.states.copy"}).json();
+    QCOMPARE(info.value("message_count").toInt(), 2); // ready now: r2, and r1 no longer leased
+    QCOMPARE(info.value("delayed").toInt(), 1);
+    r = ctl({"queues", "browse", "wf.states.copy", "--state", "delayed", "-o", "json"});
+    const QJsonObject delayed = r.json().value("messages").toArray().first().toObject();
+    const double dueIn = delayed.value("visible_at").toDouble() - double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+    QVERIFY2(dueIn > 590 && dueIn <= 601, qPrintable(QString::number(dueIn)));
+
+    r = ctl({"export", "messages", "wf.states", "--state", "later"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("unknown state 'later' (expected: ready, delayed, in_flight, dead, all)"), r.err.constData());
 }
 
 void TestBrokerctlWorkflows::textOutputIsOneLinePerItem()

@@ -170,7 +170,7 @@ void TestBrokerClient::commandsRunInTheWorkerThread()
 
     NewMessage message;
     message.data = R"({"n":1})";
-    const Result<PublishResult> published = wait(client.publish("orders", message));
+    const Result<PublishResult> published = wait(client.publish("orders", {message}));
     QVERIFY(published.ok());
     QCOMPARE(published->queueSize, 1);
 
@@ -206,7 +206,7 @@ void TestBrokerClient::snapshotsFollowChanges()
     // Events arrive once: each snapshot carries those after the previous one.
     NewMessage message;
     message.data = "1";
-    QVERIFY(wait(client.publish("a", message)).ok());
+    QVERIFY(wait(client.publish("a", {message})).ok());
     QVERIFY(wait(client.purgeQueue("a")).ok());
     QTRY_COMPARE(snapshots.size(), 3);
     const auto events = snapshots.last().first().value<BrokerSnapshot>().recentEvents;

@@ -85,7 +85,7 @@ private:
         for (const QByteArray &payload : payloads) {
             NewMessage message;
             message.data = payload;
-            const Result<PublishResult> published = await(m_client->publish(queue, message));
+            const Result<PublishResult> published = await(m_client->publish(queue, {message}));
             if (published)
                 ids.append(published->messageIds.value(0));
         }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/messagelines.h"
 #include "ui/messagetransfer.h"
 
 #include <QFile>
@@ -47,6 +48,7 @@ class TestMessageTransfer : public QObject
 private Q_SLOTS:
     void exportWritesEveryPage();
     void exportThatHitsTheScanBoundFailsAndLeavesNoFile();
+    void aDelayedMessageKeepsItsDueTime();
 };
 
 void TestMessageTransfer::exportWritesEveryPage()
@@ -80,6 +82,32 @@ void TestMessageTransfer::exportThatHitsTheScanBoundFailsAndLeavesNoFile()
     QVERIFY2(finished.first().at(2).toString().contains("stopped after examining 10000 messages"),
              qPrintable(finished.first().at(2).toString()));
     QVERIFY(!QFile::exists(file));
+}
+
+// Exported with when it is due; imported with the rest of its delay (none once it is past).
+void TestMessageTransfer::aDelayedMessageKeepsItsDueTime()
+{
+    const qint64 now = 1'764'590'000'123;
+    Message delayed;
+    delayed.id = QStringLiteral("msg-1");
+    delayed.data = "{\"n\":1}";
+    delayed.dueMs = now + 600'000;
+    const QByteArray line = MessageLines::toLine(delayed);
+    QVERIFY2(line.contains(R"("state":"delayed","visible_at":1764590600.123)"), line.constData());
+    const Result<NewMessage> back = MessageLines::fromLine(line, now);
+    QVERIFY(back);
+    QVERIFY2(back->delayMs >= 600'000 && back->delayMs <= 600'001, qPrintable(QString::number(back->delayMs)));
+    QCOMPARE(back->data, delayed.data);
+    QCOMPARE(MessageLines::fromLine(line, now + 700'000)->delayMs, 0);
+
+    Message leased = delayed; // a lease's end is not a delay
+    leased.leaseDeadlineMs = now + 30'000;
+    QVERIFY(!MessageLines::toLine(leased).contains("\"state\""));
+    QCOMPARE(MessageLines::fromLine(MessageLines::toLine(leased), now)->delayMs, 0);
+
+    const Result<NewMessage> bad = MessageLines::fromLine(R"({"data":1,"state":"delayed"})", now);
+    QVERIFY(!bad);
+    QCOMPARE(bad.error().message, QStringLiteral("a delayed message needs \"visible_at\" (unix seconds)"));
 }
 
 QTEST_MAIN(TestMessageTransfer)

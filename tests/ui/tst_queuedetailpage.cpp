@@ -308,6 +308,21 @@ void TestQueueDetailPage::exportThenImportReplaysTheMessages()
     QCOMPARE(page.json.value("total").toInt(), 230);
     QVERIFY2(page.body.contains(R"("data":{"z":0,"a":"x"})"), page.body.constData());
     QVERIFY(page.body.indexOf("{\"z\":0,") < page.body.indexOf("{\"z\":1,"));
+
+    // A queue that fills up: a chunk goes in whole or not at all, and the page says how far it got.
+    QCOMPARE(call("POST", "/queues", R"({"name":"replay.small","options":{"max_size":150}})").status, 200);
+    openFromTable("replay.small");
+    showMessages();
+    {
+        MessageTransfer *transfer = browser()->importFromFile(file);
+        QSignalSpy finished(transfer, &MessageTransfer::finished);
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(finished.first().at(0).toLongLong(), 100);
+        const QString error = finished.first().at(2).toString();
+        QVERIFY2(error.startsWith("The broker refused the messages up to line 200 (100 were imported before them): "),
+                 qPrintable(error));
+    }
+    QCOMPARE(call("GET", "/queues/replay.small").json.value("message_count").toInt(), 100);
 }
 
 void TestQueueDetailPage::backReturnsToTheTable()

@@ -84,6 +84,7 @@ private:
 private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
+    void everyButtonSaysWhatItDoes();
     void theOnlyAdminStays_data();
     void theOnlyAdminStays();
     void cancelChangesNothing();
@@ -116,6 +117,14 @@ void TestUsersPage::cleanupTestCase()
 {
     m_page.reset();
     m_client.reset();
+}
+
+void TestUsersPage::everyButtonSaysWhatItDoes()
+{
+    const QList<QPushButton *> buttons = m_page->findChildren<QPushButton *>();
+    QCOMPARE(buttons.size(), 5);
+    for (const QPushButton *button : buttons)
+        QVERIFY2(button->toolTip().size() > button->text().size() + 10, qPrintable(button->text()));
 }
 
 // Each action a user can take on the only admin: the page asks first and names what clients would
