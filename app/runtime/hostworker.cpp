@@ -58,6 +58,7 @@ HostWorker::~HostWorker() = default;
 StartReport HostWorker::start(const HostSettings &settings)
 {
     m_tick.stop();
+    forgetSnapshots();
     m_host.stop();
     StartReport report;
     report.configFile = settings.configFile;
@@ -159,6 +160,16 @@ void HostWorker::requestDirectory()
     requestSnapshot();
 }
 
+void HostWorker::forgetSnapshots()
+{
+    // A snapshot still asked of the broker that goes away may never be answered (its store is
+    // destroyed with the request), or be answered late: either way it must not hold back the
+    // next broker's snapshots, nor show the old broker's state. Event numbers start again too.
+    ++m_snapshotGeneration;
+    m_snapshotInFlight = false;
+    m_lastEvent = 0;
+}
+
 void HostWorker::takeSnapshot()
 {
     MessageBroker *broker = m_host.broker();
@@ -167,7 +178,9 @@ void HostWorker::takeSnapshot()
     publishDirectoryIfChanged();
     // The Redis store answers later; one snapshot at a time keeps a slow store from piling them up.
     m_snapshotInFlight = true;
-    broker->snapshot(m_lastEvent, [this](Result<BrokerSnapshot> snapshot) {
+    broker->snapshot(m_lastEvent, [this, generation = m_snapshotGeneration](Result<BrokerSnapshot> snapshot) {
+        if (generation != m_snapshotGeneration)
+            return; // asked of a broker that has gone since
         m_snapshotInFlight = false;
         if (!snapshot)
             return;

@@ -46,6 +46,7 @@ Q_SIGNALS:
 private:
     void finishStop();
     void takeSnapshot();
+    void forgetSnapshots();
     void publishDirectoryIfChanged();
 
     BrokerHost m_host;
@@ -55,6 +56,7 @@ private:
     QMetaObject::Connection m_drained;
     quint64 m_lastEvent = 0;
     bool m_snapshotInFlight = false;
+    quint64 m_snapshotGeneration = 0; // one per broker started: answers for an earlier one are dropped
     bool m_directoryDirty = true;
     HostDirectory m_lastDirectory;
     std::vector<std::function<void()>> m_stopWaiters;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runtime/brokerclient.h"
 
+#include "../support/redisserver.h"
+
 #include <QFile>
 #include <QJsonDocument>
 #include <QSignalSpy>
@@ -47,6 +49,7 @@ private Q_SLOTS:
     void commandsWhileStoppedFail();
     void definitionsAreExportedAndImportedInTheWorker();
     void restartStopsTheOldHostFirst();
+    void snapshotsStartAfreshWithEachBroker();
     void settingsAreWrittenThenApplied();
     void settingsThatCannotBeWrittenChangeNothing();
     void settingsThatDoNotStartAreRolledBack();
@@ -309,6 +312,46 @@ void TestBrokerClient::restartStopsTheOldHostFirst()
     QTRY_COMPARE(client.state(), BrokerClient::State::Failed);
     wait(client.stop());
     QTRY_COMPARE(client.state(), BrokerClient::State::Stopped);
+}
+
+// A snapshot asked of a broker that is then replaced (here: one whose Redis never answers) holds
+// nothing back, and the new broker's events, numbered from 1 again, all arrive.
+void TestBrokerClient::snapshotsStartAfreshWithEachBroker()
+{
+    BrokerClient client(100);
+    QSignalSpy snapshots(&client, &BrokerClient::snapshotUpdated);
+    QVERIFY(wait(client.start(settings())).ok);
+    QVERIFY(wait(client.createQueue("busy", QueueConfig{})).ok());
+    NewMessage message;
+    message.data = "1";
+    for (int i = 0; i < 5; ++i)
+        QVERIFY(wait(client.publish("busy", {message})).ok());
+    QTRY_VERIFY(!snapshots.isEmpty() && snapshots.last().first().value<BrokerSnapshot>().lastEventNumber >= 5);
+
+    Testing::BlackHoleServer hole;
+    QFile config(m_dir.filePath("hole.yaml"));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(QStringLiteral("security: {users_file: users.yaml}\nstorage:\n  backend: redis\n  redis: {port: %1, "
+                                "connect_timeout_ms: 600000, command_timeout_ms: 600000, spool: false}\n")
+                     .arg(hole.port())
+                     .toUtf8());
+    config.close();
+    HostSettings silent = settings();
+    silent.configFile = config.fileName();
+    QVERIFY(wait(client.start(silent)).ok);
+    QTRY_VERIFY(hole.accepted() > 0); // its snapshot now waits for an answer that never comes
+
+    snapshots.clear();
+    QVERIFY(wait(client.start(settings())).ok);
+    QVERIFY(wait(client.createQueue("fresh", QueueConfig{})).ok());
+    QVERIFY(wait(client.publish("fresh", {message})).ok());
+    QTRY_VERIFY(!snapshots.isEmpty() && snapshots.last().first().value<BrokerSnapshot>().queues.size() == 1);
+    QList<MessageEvent> events;
+    for (const QList<QVariant> &signal : std::as_const(snapshots))
+        events += signal.first().value<BrokerSnapshot>().recentEvents;
+    QVERIFY(!events.isEmpty());
+    QCOMPARE(events.last().kind, MessageEventKind::Published);
+    QCOMPARE(events.last().queue, "fresh");
 }
 
 void TestBrokerClient::destroyingWhileBusyEndsCleanly()
