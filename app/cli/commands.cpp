@@ -43,7 +43,7 @@ QString Commands::usage()
         "  shell                                   the interactive mode (also: no command on a terminal)\n"
         "\n"
         "Options: --profile NAME (from $XDG_CONFIG_HOME/brokerctl/config), -o table|text|json.\n"
-        "Environment: API_URL, API_KEY, BROKERCTL_PROFILE, TIMEOUT (s), RETRY_ATTEMPTS, RETRY_DELAY (s).\n"
+        "Environment: API_URL, API_KEY, BROKERCTL_PROFILE, TIMEOUT (s), RETRY_ATTEMPTS, RETRY_DELAY (ms).\n"
         "Exit codes: 0 ok, 1 failure, 2 usage error, 3 HTTP error, 4 connection failure.");
 }
 

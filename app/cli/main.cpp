@@ -22,18 +22,18 @@ using namespace BrokerCtl;
 namespace {
 
 // Reads a whole number of seconds (or fraction) from the environment; `fallbackMs` when unset.
-bool durationFromEnvironment(const QProcessEnvironment &env, const char *name, int fallbackMs, int &outMs)
+// A duration from the environment in `unitMs` units (gCore's client: TIMEOUT in seconds,
+// RETRY_DELAY in milliseconds), at most an hour.
+bool durationFromEnvironment(const QProcessEnvironment &env, const char *name, double unitMs, int &outMs)
 {
     const QString value = env.value(QString::fromLatin1(name));
-    if (value.isEmpty()) {
-        outMs = fallbackMs;
+    if (value.isEmpty())
         return true;
-    }
     bool ok = false;
-    const double seconds = value.toDouble(&ok);
-    if (!ok || seconds < 0 || seconds > 3600)
+    const double ms = value.toDouble(&ok) * unitMs;
+    if (!ok || ms < 0 || ms > 3'600'000)
         return false;
-    outMs = int(seconds * 1000);
+    outMs = int(ms);
     return true;
 }
 
@@ -138,15 +138,15 @@ int main(int argc, char **argv)
     } else {
         settings.apiKey = env.value(QStringLiteral("API_KEY")).toUtf8();
     }
-    bool ok = durationFromEnvironment(env, "TIMEOUT", settings.timeoutMs, settings.timeoutMs)
-        && durationFromEnvironment(env, "RETRY_DELAY", settings.retryDelayMs, settings.retryDelayMs);
+    bool ok = durationFromEnvironment(env, "TIMEOUT", 1000, settings.timeoutMs)
+        && durationFromEnvironment(env, "RETRY_DELAY", 1, settings.retryDelayMs);
     if (env.contains(QStringLiteral("RETRY_ATTEMPTS"))) {
         settings.retryAttempts = env.value(QStringLiteral("RETRY_ATTEMPTS")).toInt(&ok);
         ok = ok && settings.retryAttempts >= 0 && settings.retryAttempts <= 20;
     }
     if (!ok) {
         std::fprintf(stderr,
-                     "brokerctl: TIMEOUT, RETRY_DELAY (seconds) or RETRY_ATTEMPTS (0-20) is not a valid number\n");
+                     "brokerctl: TIMEOUT (seconds), RETRY_DELAY (milliseconds) or RETRY_ATTEMPTS (0-20) is not a valid number\n");
         return UsageError;
     }
 

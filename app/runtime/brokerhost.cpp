@@ -9,6 +9,7 @@
 #include "engine/queuetyperegistry.h"
 #include "errors/errormanager.h"
 #include "errors/logging.h"
+#include "errors/logoutput.h"
 #include "rest/restserver.h"
 #include "security/accesspolicy.h"
 #include "security/userdirectory.h"
@@ -48,7 +49,7 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfi
                                        .arg(redis.host)
                                        .arg(redis.port)
                                        .arg(redis.database)
-                                       .arg(redis.keyPrefix)
+                                       .arg(HostOptions::redisStore(config).keyPrefix)
                                        .arg(redis.poolSize)
                                        .arg(store->spool() ? QStringLiteral(", publish spool ") + store->spool()->path()
                                                            : QString());
@@ -148,9 +149,18 @@ Result<void> BrokerHost::start(const HostSettings &settings)
             return loaded.error();
         m_config = std::move(loaded->config);
         m_configWarnings = loaded->warnings;
+        for (const QString &note : std::as_const(loaded->notes))
+            qCInfo(lcConfig).noquote() << note;
     }
     if (const Result<void> env = ConfigLoader::applyEnvironment(m_config, QProcessEnvironment::systemEnvironment()); !env)
         return env;
+    LogOutput::setLevel(m_config.core.logLevel);
+    const QString configDir = settings.configFile.isEmpty() ? QDir::currentPath() : QFileInfo(settings.configFile).absolutePath();
+    if (const Result<void> logFile = LogOutput::setFile(
+            m_config.errors.logToFile ? QDir(configDir).absoluteFilePath(m_config.errors.logFile) : QString(),
+            m_config.errors.maxLogBytes);
+        !logFile)
+        return logFile;
 
     *m_policy = AccessPolicy{};
     for (const auto &[name, permissions] : m_config.security.roles) {
@@ -159,11 +169,8 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     }
 
     QString usersPath = settings.usersFile;
-    if (usersPath.isEmpty()) {
-        const QString base = settings.configFile.isEmpty() ? QDir::currentPath()
-                                                           : QFileInfo(settings.configFile).absolutePath();
-        usersPath = QDir(base).absoluteFilePath(m_config.security.usersFile);
-    }
+    if (usersPath.isEmpty())
+        usersPath = QDir(configDir).absoluteFilePath(m_config.security.usersFile);
     m_failedStage = StartStage::Users;
     auto users = std::make_unique<UserDirectory>(*m_policy, m_clock);
     // New keys reach the file only once everything else has started (finishStart): a start that
@@ -171,10 +178,21 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     Result<QList<IssuedKey>> issued = users->load(usersPath, settings.createUsersFile, UserDirectory::NewKeys::SavedLater);
     if (!issued)
         return issued.error();
+    if (m_config.core.production() && !issued->isEmpty()) {
+        QStringList ids;
+        for (const IssuedKey &key : std::as_const(issued.value()))
+            ids.append(key.userId);
+        return Error{ErrorCode::InvalidArgument,
+                     QStringLiteral("core.environment is production, and %1 asks for new keys for %2 (placeholders or "
+                                    "no users): production never makes a key on its own. Write each user's key (or "
+                                    "api_key_sha256) into the file, or start once with core.environment: development "
+                                    "to have keys made and shown")
+                         .arg(QFileInfo(usersPath).fileName(), ids.join(u", "))};
+    }
     m_issuedKeys = std::move(issued.value());
 
     m_errors = std::make_unique<ErrorManager>(m_clock, m_config.errors.maxRecords);
-    m_errors->setNotificationThreshold(m_config.errors.notifySeverity);
+    m_errors->setNotifiedSeverities(m_config.errors.notifyOn);
     m_users = std::move(users);
     m_failedStage = StartStage::Storage;
     Result<std::unique_ptr<QueueStore>> store = openStore(m_config, usersPath);
@@ -196,6 +214,15 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     else if (!address.setAddress(bindText)) {
         stop();
         return Error{ErrorCode::InvalidArgument, QStringLiteral("api.bind '%1' is not an IP address").arg(bindText)};
+    }
+    if (m_config.core.production() && !address.isLoopback() && !m_config.api.plaintextBehindProxy) {
+        m_failedStage = StartStage::Config;
+        stop();
+        return Error{ErrorCode::InvalidArgument,
+                     QStringLiteral("core.environment is production: the API would take API keys in plain HTTP on %1. "
+                                    "Listen on 127.0.0.1 behind a TLS-terminating proxy, or set "
+                                    "api.plaintext_behind_proxy: true when only such a proxy can reach this address")
+                         .arg(bindText)};
     }
     const int port = settings.portOverride >= 0 ? settings.portOverride : m_config.api.port;
     m_rest = std::make_unique<Rest::RestServer>(

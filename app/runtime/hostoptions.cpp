@@ -12,6 +12,7 @@ namespace Broker::HostOptions {
 EngineOptions engine(const BrokerConfig &config)
 {
     EngineOptions options;
+    options.queueDefaults.type = config.queues.defaultType;
     options.queueDefaults.maxSize = config.queues.maxQueueSize;
     options.queueDefaults.ttlSeconds = config.queues.messageTtlSeconds;
     options.queueDefaults.visibilityTimeoutSeconds = config.queues.visibilityTimeoutSeconds;
@@ -61,7 +62,8 @@ RedisStoreOptions redisStore(const BrokerConfig &config)
     options.connection.commandTimeoutMs = redis.commandTimeoutMs;
     options.pool.size = redis.poolSize;
     options.pool.waitTimeoutMs = redis.poolWaitTimeoutMs;
-    options.keyPrefix = redis.keyPrefix;
+    // gCore's queue_prefix follows the key prefix: with gCore's file, keys start "mb:queue:".
+    options.keyPrefix = redis.keyPrefix + config.queues.queuePrefix;
     options.breaker.failureThreshold = redis.breakerFailures;
     options.breaker.openMs = qint64(redis.breakerOpenSeconds) * 1000;
     options.breaker.firstProbeMs = redis.breakerFirstProbeMs;

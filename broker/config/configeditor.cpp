@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "configeditor.h"
 
+#include "gcorenames.h"
+#include "yamlsection.h"
+
 #include <QFile>
 #include <QSaveFile>
 
@@ -35,6 +38,13 @@ Result<void> setPath(YAML::Node root, const QStringList &parts, const QVariant &
     return {};
 }
 
+// Removes the key at a dotted path; says whether there was one.
+bool removePath(YAML::Node root, const QStringList &parts)
+{
+    YAML::Node parent = nodeAt(root, parts.mid(0, parts.size() - 1));
+    return parent.IsMap() && parent.remove(parts.last().toStdString());
+}
+
 } // namespace
 
 Result<void> ConfigEditor::apply(const QString &path, const QList<Change> &changes, const QString &header)
@@ -62,6 +72,21 @@ Result<void> ConfigEditor::apply(const QString &path, const QList<Change> &chang
     for (const Change &change : changes) {
         if (const Result<void> set = setPath(root, change.first.split(QLatin1Char('.')), change.second); !set)
             return Error{set.error().code, QStringLiteral("%1: %2").arg(path, set.error().message)};
+        // The file must not name the setting twice: gCore's name for it goes.
+        for (const GcoreName &name : GcoreNames) {
+            if (change.first != QLatin1StringView(name.ours)
+                || !removePath(root, QString::fromLatin1(name.gcore).split(QLatin1Char('.'))))
+                continue;
+            // gCore's storage.host meant Redis, and keys without a prefix: once it is gone, the
+            // file says so itself, so that the queues stay where they are.
+            if (qstrcmp(name.gcore, "storage.host") == 0) {
+                if (!nodeAt(root, {QStringLiteral("storage"), QStringLiteral("backend")}).IsDefined())
+                    root["storage"]["backend"] = "redis";
+                if (!nodeAt(root, {QStringLiteral("storage"), QStringLiteral("prefix")}).IsDefined()
+                    && !nodeAt(root, {QStringLiteral("storage"), QStringLiteral("redis"), QStringLiteral("key_prefix")}).IsDefined())
+                    root["storage"]["redis"]["key_prefix"] = "";
+            }
+        }
     }
 
     YAML::Emitter out;

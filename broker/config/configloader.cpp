@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "configloader.h"
 
+#include "gcorenames.h"
 #include "yamlsection.h"
 
 #include <QFile>
@@ -30,15 +31,59 @@ void enumChoice(YamlSection &section, const char *key, Enum &value, std::initial
     }
 }
 
+const QStringList LogLevels{QStringLiteral("debug"), QStringLiteral("info"), QStringLiteral("warning"),
+                            QStringLiteral("error")};
+// gCore's core.environment (GCORE_ENV).
+const QStringList Environments{QStringLiteral("development"), QStringLiteral("testing"), QStringLiteral("staging"),
+                               QStringLiteral("production")};
+
+// A setting named both in gCore's layout and in ours is refused: which one was meant?
+void refuseSettingsNamedTwice(YamlContext &context, const YAML::Node &root)
+{
+    for (const GcoreName &name : GcoreNames) {
+        const YAML::Node gcore = nodeAt(root, QString::fromLatin1(name.gcore).split(u'.'));
+        if (gcore.IsDefined() && nodeAt(root, QString::fromLatin1(name.ours).split(u'.')).IsDefined()) {
+            context.fail(gcore.Mark(), QStringLiteral("'%1' and '%2' are the same setting (gCore's name and "
+                                                      "BrokerDesk's): give one of them")
+                                           .arg(QLatin1StringView(name.gcore), QLatin1StringView(name.ours)));
+            return;
+        }
+    }
+}
+
 void readCore(YamlSection section, BrokerConfig::Core &core)
 {
     section.string("name", core.name);
-    section.choice("log_level", core.logLevel,
-                   {QStringLiteral("debug"), QStringLiteral("info"), QStringLiteral("warning"), QStringLiteral("error")});
+    section.choice("log_level", core.logLevel, LogLevels);
+    // gCore: core.debug turns on debug logging; core.environment picks the start-up checks.
+    bool debug = false;
+    section.boolean("debug", debug);
+    if (debug && !section.has("log_level"))
+        core.logLevel = QStringLiteral("debug");
+    section.choice("environment", core.environment, Environments);
     section.finish();
 }
 
-void readStorage(YamlSection section, BrokerConfig::Storage &storage)
+// gCore's layout names the Redis/Valkey connection directly under storage: host, port, auth, tls,
+// prefix, database, timeout (seconds, for connecting and for each command).
+void readGcoreStorage(YamlSection &section, const YamlSection &redis, BrokerConfig::Redis &out)
+{
+    section.string("host", out.host);
+    section.integer("port", out.port, 1, 65535);
+    section.string("auth", out.password); // null: no password, as in gCore's file
+    section.boolean("tls", out.tls);
+    section.integer("database", out.database, 0, 15);
+    // gCore's keys start with its prefix (none by default), then message_broker.queue_prefix.
+    if (section.has("host") && !redis.has("key_prefix"))
+        out.keyPrefix.clear();
+    section.string("prefix", out.keyPrefix);
+    double seconds = 0;
+    section.number("timeout", seconds, 0.001, 600);
+    if (seconds > 0)
+        out.connectTimeoutMs = out.commandTimeoutMs = int(seconds * 1000.0);
+}
+
+void readStorage(YamlSection section, BrokerConfig::Storage &storage, QStringList &notes)
 {
     enumChoice(section, "backend", storage.backend, {StorageBackend::Memory, StorageBackend::Redis}, storageBackendName);
 
@@ -60,7 +105,14 @@ void readStorage(YamlSection section, BrokerConfig::Storage &storage)
     redis.string("spool_path", storage.redis.spoolPath);
     redis.integer("spool_max_messages", storage.redis.spoolMaxMessages, 0, 1'000'000'000);
     redis.integer("spool_max_bytes", storage.redis.spoolMaxBytes, 0, qint64(1) << 40);
+    readGcoreStorage(section, redis, storage.redis);
     redis.finish();
+    // gCore runs on its shared store when its file names one ("full mode"); so do we, and say so.
+    if (section.has("host") && !section.has("backend")) {
+        storage.backend = StorageBackend::Redis;
+        notes.append(QStringLiteral("storage: gCore's layout names a store (storage.host) and no storage.backend: "
+                                    "running on Redis/Valkey, as gCore's full mode does"));
+    }
 
     YamlSection memory = section.section("memory");
     YamlSection journal = memory.section("journal");
@@ -77,7 +129,16 @@ void readApi(YamlSection section, BrokerConfig::Api &api)
 {
     section.string("bind", api.bind);
     section.integer("port", api.port, 0, 65535);
+    section.boolean("plaintext_behind_proxy", api.plaintextBehindProxy);
     section.stringList("cors_origins", api.corsOrigins);
+    // gCore: api.cors {enabled, origins}; disabled means no origin is allowed.
+    YamlSection cors = section.section("cors");
+    cors.stringList("origins", api.corsOrigins);
+    bool corsEnabled = true;
+    cors.boolean("enabled", corsEnabled);
+    if (!corsEnabled)
+        api.corsOrigins.clear();
+    cors.finish();
 
     YamlSection rate = section.section("rate_limit");
     rate.boolean("enabled", api.rateLimit.enabled);
@@ -104,6 +165,11 @@ void readApi(YamlSection section, BrokerConfig::Api &api)
     limits.integer("max_pending_output_bytes", l.maxPendingOutputBytes, 16 * 1024, 1024LL * 1024 * 1024);
     limits.integer("output_drain_timeout_seconds", l.outputDrainTimeoutSeconds, 1, 3600);
     limits.integer("max_wait_seconds", l.maxWaitSeconds, 0, 20);
+    // gCore: api.timeout, in seconds, for a request to arrive.
+    double seconds = 0;
+    section.number("timeout", seconds, 1, 3600);
+    if (seconds > 0)
+        l.requestTimeoutSeconds = int(seconds);
     limits.finish();
     section.finish();
 }
@@ -116,6 +182,10 @@ void readQueues(YamlSection section, BrokerConfig::Queues &queues)
     section.integer("visibility_timeout", queues.visibilityTimeoutSeconds, 1, QueueLimits::MaxVisibilityTimeoutSeconds);
     section.integer("max_deliveries", queues.maxDeliveries, 1, QueueLimits::MaxDeliveries);
     section.integer("event_log_size", queues.eventLogSize, 0, 1'000'000);
+    bool streams = false; // gCore: new queues are streams
+    section.boolean("use_streams", streams);
+    if (streams)
+        queues.defaultType = QStringLiteral("stream");
     section.finish();
 }
 
@@ -136,13 +206,40 @@ void readSecurity(YamlContext &context, YamlSection section, BrokerConfig::Secur
     section.finish();
 }
 
-void readErrors(YamlSection section, BrokerConfig::Errors &errors)
+void readErrors(YamlContext &context, YamlSection section, BrokerConfig::Errors &errors, BrokerConfig::Core &core)
 {
+    const QStringList severities{QStringLiteral("info"), QStringLiteral("warning"), QStringLiteral("error"),
+                                 QStringLiteral("critical")};
     section.integer("max_records", errors.maxRecords, 1, 1'000'000);
-    enumChoice(section, "notify_severity", errors.notifySeverity,
-               {Severity::Info, Severity::Warning, Severity::Error, Severity::Critical},
-               [](Severity severity) { return QString::fromLatin1(severityName(severity)); });
+    QString lowest;
+    section.choice("notify_severity", lowest, severities);
+    if (!lowest.isEmpty())
+        errors.notifyOn = severitiesFrom(*severityFromName(lowest));
+    // gCore: exactly the severities that notify.
+    QStringList named;
+    section.stringList("notify_on", named);
+    if (section.has("notify_on")) {
+        errors.notifyOn.clear();
+        for (const QString &name : std::as_const(named)) {
+            const std::optional<Severity> severity = severityFromName(name.trimmed().toLower());
+            if (!severity) {
+                context.fail(section.markOf("notify_on"), QStringLiteral("'error.notify_on' must list severities of %1, not '%2'")
+                                                              .arg(severities.join(u", "), name));
+                break;
+            }
+            if (!errors.notifyOn.contains(*severity))
+                errors.notifyOn.append(*severity);
+        }
+    }
     section.string("webhook_url", errors.webhookUrl);
+    // gCore: error.log_level is the log's level (core.log_level in our layout).
+    QString level;
+    section.choice("log_level", level, LogLevels + QStringList{QStringLiteral("critical")});
+    if (!level.isEmpty())
+        core.logLevel = level == u"critical" ? QStringLiteral("error") : level;
+    section.boolean("log_to_file", errors.logToFile);
+    section.string("log_file", errors.logFile);
+    section.byteSize("max_log_size", errors.maxLogBytes, 4096, qint64(1) << 40);
     section.finish();
 }
 
@@ -162,14 +259,15 @@ Result<LoadedConfig> ConfigLoader::loadText(const QByteArray &text, const QStrin
     const YAML::Node root = context.parse(text);
     LoadedConfig loaded;
     if (!context.failed()) {
+        refuseSettingsNamedTwice(context, root);
         YamlSection top(context, root, QString());
         BrokerConfig &c = loaded.config;
         readCore(top.section("core"), c.core);
-        readStorage(top.section("storage"), c.storage);
+        readStorage(top.section("storage"), c.storage, loaded.notes);
         readApi(top.section("api"), c.api);
         readQueues(top.section("message_broker"), c.queues);
         readSecurity(context, top.section("security"), c.security);
-        readErrors(top.section("error"), c.errors);
+        readErrors(context, top.section("error"), c.errors, c.core);
         top.finish();
     }
     if (context.failed())
@@ -196,27 +294,43 @@ Result<void> ConfigLoader::applyEnvironment(BrokerConfig &config, const QProcess
         return {};
     };
 
+    const auto boolean = [&](const char *name, bool &out) -> Result<void> {
+        const QString variable = QString::fromLatin1(name);
+        if (!environment.contains(variable))
+            return {};
+        const QString value = environment.value(variable).trimmed().toLower();
+        if (value == u"true" || value == u"1" || value == u"yes")
+            out = true;
+        else if (value == u"false" || value == u"0" || value == u"no")
+            out = false;
+        else
+            return Error{ErrorCode::InvalidArgument, QStringLiteral("environment variable %1: expected true or false").arg(variable)};
+        return {};
+    };
+    bool streams = config.queues.defaultType == u"stream";
     for (const Result<void> &step :
          {integer("VALKEY_PORT", 1, 65535, config.storage.redis.port),
           integer("API_PORT", 0, 65535, config.api.port),
           integer("MAX_QUEUE_SIZE", 1, QueueLimits::MaxSize, config.queues.maxQueueSize),
-          integer("MESSAGE_TTL", 1, QueueLimits::MaxTtlSeconds, config.queues.messageTtlSeconds)}) {
+          integer("MESSAGE_TTL", 1, QueueLimits::MaxTtlSeconds, config.queues.messageTtlSeconds),
+          integer("CONNECTION_POOL_SIZE", 1, 256, config.storage.redis.poolSize),
+          boolean("VALKEY_TLS", config.storage.redis.tls), boolean("USE_STREAMS", streams)}) {
         if (!step)
             return step;
+    }
+    if (environment.contains(QStringLiteral("USE_STREAMS")))
+        config.queues.defaultType = streams ? QStringLiteral("stream") : QueueDefaults{}.type;
+    if (environment.contains(QStringLiteral("GCORE_ENV"))) {
+        const QString name = environment.value(QStringLiteral("GCORE_ENV")).trimmed().toLower();
+        if (!Environments.contains(name))
+            return Error{ErrorCode::InvalidArgument,
+                         QStringLiteral("environment variable GCORE_ENV: expected one of %1").arg(Environments.join(u", "))};
+        config.core.environment = name;
     }
     if (environment.contains(QStringLiteral("VALKEY_HOST")))
         config.storage.redis.host = environment.value(QStringLiteral("VALKEY_HOST")).trimmed();
     if (environment.contains(QStringLiteral("VALKEY_AUTH")))
         config.storage.redis.password = environment.value(QStringLiteral("VALKEY_AUTH"));
-    if (environment.contains(QStringLiteral("VALKEY_TLS"))) {
-        const QString value = environment.value(QStringLiteral("VALKEY_TLS")).trimmed().toLower();
-        if (value == QLatin1StringView("true") || value == QLatin1StringView("1") || value == QLatin1StringView("yes"))
-            config.storage.redis.tls = true;
-        else if (value == QLatin1StringView("false") || value == QLatin1StringView("0") || value == QLatin1StringView("no"))
-            config.storage.redis.tls = false;
-        else
-            return Error{ErrorCode::InvalidArgument, QStringLiteral("environment variable VALKEY_TLS: expected true or false")};
-    }
     if (environment.contains(QStringLiteral("CORS_ORIGINS"))) {
         QStringList origins;
         for (const QString &origin : environment.value(QStringLiteral("CORS_ORIGINS")).split(QLatin1Char(','), Qt::SkipEmptyParts))

@@ -14,6 +14,7 @@ struct LoadedConfig
 {
     BrokerConfig config;
     QStringList warnings; // "file:line:column: unknown key ..." and the like; start-up goes on
+    QStringList notes;    // what the file decided that its reader should know (logged at start)
 };
 
 // Reads message_broker.yaml. A file that cannot be read or parsed, or a value of the wrong type or
@@ -25,8 +26,9 @@ public:
     static Result<LoadedConfig> loadText(const QByteArray &text, const QString &fileName);
 
     // gCore's environment overrides: VALKEY_HOST, VALKEY_PORT, VALKEY_AUTH, VALKEY_TLS, API_PORT,
-    // CORS_ORIGINS (comma-separated), MAX_QUEUE_SIZE, MESSAGE_TTL. A bad value is an error naming
-    // the variable (never its value when it is a secret).
+    // CORS_ORIGINS (comma-separated), MAX_QUEUE_SIZE, MESSAGE_TTL, CONNECTION_POOL_SIZE,
+    // USE_STREAMS, GCORE_ENV. A bad value is an error naming the variable (never its value when it
+    // is a secret).
     static Result<void> applyEnvironment(BrokerConfig &config, const QProcessEnvironment &environment);
 };
 

@@ -5,6 +5,20 @@
 
 namespace Broker {
 
+YAML::Node nodeAt(const YAML::Node &root, const QStringList &keys)
+{
+    YAML::Node node = root;
+    for (const QString &key : keys) {
+        if (!node.IsMap())
+            return YAML::Node(YAML::NodeType::Undefined);
+        const YAML::Node child = static_cast<const YAML::Node &>(node)[key.toStdString()];
+        if (!child.IsDefined()) // a missing key's node is invalid: reset() would throw
+            return YAML::Node(YAML::NodeType::Undefined);
+        node.reset(child);
+    }
+    return node;
+}
+
 YAML::Node YamlContext::parse(const QByteArray &text)
 {
     try {
@@ -45,6 +59,11 @@ YamlSection::YamlSection(YamlContext &context, YAML::Node node, QString path)
 bool YamlSection::has(const char *key) const
 {
     return isDefined() && m_node[key].IsDefined();
+}
+
+YAML::Mark YamlSection::markOf(const char *key) const
+{
+    return has(key) ? m_node[key].Mark() : m_node.Mark();
 }
 
 QString YamlSection::keyPath(const char *key) const
@@ -99,6 +118,50 @@ void YamlSection::integer(const char *key, int &out, int min, int max)
     qint64 wide = out;
     integer(key, wide, min, max);
     out = int(wide);
+}
+
+void YamlSection::number(const char *key, double &out, double min, double max)
+{
+    const std::optional<YAML::Node> value = scalar(key, "a number");
+    if (!value)
+        return;
+    bool ok = false;
+    const double number = QString::fromStdString(value->Scalar()).trimmed().toDouble(&ok);
+    if (!ok || !(number >= min && number <= max)) {
+        m_context.fail(value->Mark(), QStringLiteral("'%1' must be a number from %2 to %3, not '%4'")
+                                          .arg(keyPath(key))
+                                          .arg(min)
+                                          .arg(max)
+                                          .arg(QString::fromStdString(value->Scalar())));
+        return;
+    }
+    out = number;
+}
+
+void YamlSection::byteSize(const char *key, qint64 &out, qint64 min, qint64 max)
+{
+    const std::optional<YAML::Node> value = scalar(key, "a size in bytes");
+    if (!value)
+        return;
+    QString text = QString::fromStdString(value->Scalar()).trimmed().toUpper();
+    if (text.endsWith(QLatin1Char('B')))
+        text.chop(1);
+    qint64 unit = 1;
+    if (text.endsWith(QLatin1Char('K')) || text.endsWith(QLatin1Char('M')) || text.endsWith(QLatin1Char('G'))) {
+        unit = text.endsWith(QLatin1Char('K')) ? 1024 : text.endsWith(QLatin1Char('M')) ? 1024 * 1024 : 1024 * 1024 * 1024;
+        text.chop(1);
+    }
+    bool ok = false;
+    const qint64 number = text.trimmed().toLongLong(&ok);
+    if (!ok || number < 0 || number > max / unit || number * unit < min) {
+        m_context.fail(value->Mark(), QStringLiteral("'%1' must be a size from %2 to %3 bytes (K, M and G allowed), not '%4'")
+                                          .arg(keyPath(key))
+                                          .arg(min)
+                                          .arg(max)
+                                          .arg(QString::fromStdString(value->Scalar())));
+        return;
+    }
+    out = number * unit;
 }
 
 void YamlSection::boolean(const char *key, bool &out)

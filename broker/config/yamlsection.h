@@ -12,6 +12,9 @@
 
 namespace Broker {
 
+// The node at a path of keys ({"storage", "redis", "host"}), or an undefined node.
+YAML::Node nodeAt(const YAML::Node &root, const QStringList &keys);
+
 // Shared state of one YAML file being read: where problems are reported as
 // "file:line:column: what is wrong" (1-based, as editors count).
 class YamlContext
@@ -48,11 +51,17 @@ public:
     bool isDefined() const { return m_node.IsDefined() && !m_node.IsNull(); }
     bool has(const char *key) const;
     YAML::Mark mark() const { return m_node.Mark(); }
+    // Where `key`'s value is (the section's own place when it is absent).
+    YAML::Mark markOf(const char *key) const;
     const QString &path() const { return m_path; }
 
     YamlSection section(const std::string &key);
     void integer(const char *key, qint64 &out, qint64 min, qint64 max);
     void integer(const char *key, int &out, int min, int max);
+    // A number with or without a fraction (gCore's timeouts in seconds: 2.5).
+    void number(const char *key, double &out, double min, double max);
+    // A size in bytes: a whole number, or one with K, M or G (powers of 1024; "10M", "512KB").
+    void byteSize(const char *key, qint64 &out, qint64 min, qint64 max);
     void boolean(const char *key, bool &out);
     void string(const char *key, QString &out);
     void choice(const char *key, QString &out, const QStringList &allowed);

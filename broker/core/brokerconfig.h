@@ -23,7 +23,10 @@ struct BrokerConfig
     struct Core
     {
         QString name = QStringLiteral("brokerdesk");
-        QString logLevel = QStringLiteral("info"); // debug | info | warning | error
+        QString logLevel = QStringLiteral("info"); // debug | info | warning | error (gCore: core.debug, error.log_level)
+        // gCore's core.environment (GCORE_ENV): production turns on the strict start-up checks.
+        QString environment = QStringLiteral("development"); // development | testing | staging | production
+        bool production() const { return environment == u"production"; }
     } core;
 
     struct Redis
@@ -94,6 +97,9 @@ struct BrokerConfig
     {
         QString bind = QStringLiteral("127.0.0.1");
         int port = 8080;
+        // Production refuses a plain-HTTP listener on another address than loopback unless this
+        // says that only a TLS-terminating proxy can reach it.
+        bool plaintextBehindProxy = false;
         QStringList corsOrigins;
         RateLimit rateLimit;
         Limits limits;
@@ -101,11 +107,12 @@ struct BrokerConfig
 
     struct Queues
     {
-        QString queuePrefix = QStringLiteral("queue:"); // key prefix of queues in Redis (gCore)
+        QString queuePrefix; // after the Redis key prefix in every key (gCore's file: "mb:queue:")
         qint64 maxQueueSize = QueueDefaults{}.maxSize;
         qint64 messageTtlSeconds = QueueDefaults{}.ttlSeconds;
         qint64 visibilityTimeoutSeconds = QueueDefaults{}.visibilityTimeoutSeconds;
         int maxDeliveries = QueueDefaults{}.maxDeliveries;
+        QString defaultType = QueueDefaults{}.type; // of queues created without one (gCore: use_streams)
         int eventLogSize = EngineOptions{}.eventLogPerQueue; // events kept per queue
     } queues;
 
@@ -118,8 +125,11 @@ struct BrokerConfig
     struct Errors
     {
         int maxRecords = DefaultErrorRecords;
-        Severity notifySeverity = DefaultNotifySeverity; // info | warning | error | critical
+        QList<Severity> notifyOn = severitiesFrom(DefaultNotifySeverity); // notify_severity (and above) or gCore's notify_on
         QString webhookUrl;
+        bool logToFile = false;  // gCore: the log also goes to logFile, rotated at maxLogBytes
+        QString logFile = QStringLiteral("message_broker.log"); // relative to the config file
+        qint64 maxLogBytes = 10 * 1024 * 1024;
     } errors;
 };
 

@@ -23,4 +23,14 @@ std::optional<Severity> severityFromName(const QString &name)
     return std::nullopt;
 }
 
+QList<Severity> severitiesFrom(Severity lowest)
+{
+    QList<Severity> out;
+    for (const Severity severity : {Severity::Info, Severity::Warning, Severity::Error, Severity::Critical}) {
+        if (severity >= lowest)
+            out.append(severity);
+    }
+    return out;
+}
+
 } // namespace Broker

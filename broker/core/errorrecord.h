@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QList>
 #include <QMetaType>
 #include <QString>
 
@@ -12,6 +13,9 @@ enum class Severity { Info, Warning, Error, Critical };
 const char *severityName(Severity severity);
 // "info" | "warning" | "error" | "critical"; nothing for another name.
 std::optional<Severity> severityFromName(const QString &name);
+
+// `lowest` and every severity above it.
+QList<Severity> severitiesFrom(Severity lowest);
 
 // What an ErrorManager keeps and from which severity on it notifies, unless told otherwise.
 inline constexpr int DefaultErrorRecords = 1000;

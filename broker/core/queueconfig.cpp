@@ -29,6 +29,7 @@ Result<void> readInteger(const QJsonObject &options, const char *key, qint64 min
 QueueConfig QueueConfig::withDefaults(const QueueDefaults &defaults)
 {
     QueueConfig config;
+    config.type = defaults.type;
     config.maxSize = defaults.maxSize;
     config.ttlSeconds = defaults.ttlSeconds;
     config.visibilityTimeoutSeconds = defaults.visibilityTimeoutSeconds;

@@ -12,6 +12,7 @@ namespace Broker {
 // Defaults for options a queue creator leaves out; they come from message_broker.yaml.
 struct QueueDefaults
 {
+    QString type = QStringLiteral("list");
     qint64 maxSize = 10000;
     qint64 ttlSeconds = 86400;
     qint64 visibilityTimeoutSeconds = 30;
@@ -29,7 +30,7 @@ constexpr qint64 MaxDelaySeconds = 15 * 60 * 96; // one day
 
 struct QueueConfig
 {
-    QString type = QStringLiteral("list");
+    QString type = QueueDefaults{}.type;
     // ready + delayed + in flight; a publish beyond -> QueueFull
     qint64 maxSize = QueueDefaults{}.maxSize;
     // message lifetime from publish; expired messages are never delivered

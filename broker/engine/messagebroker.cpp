@@ -88,7 +88,8 @@ void MessageBroker::ensureDeadLetterQueue(const QString &dlq, std::function<void
 {
     // The dead-letter queue exists before anything can be dead-lettered into it. One that exists
     // already is used as it is.
-    const QueueConfig dlqConfig = QueueConfig::withDefaults(m_options.queueDefaults);
+    QueueConfig dlqConfig = QueueConfig::withDefaults(m_options.queueDefaults);
+    dlqConfig.type = QueueConfig{}.type; // a list, whatever new queues default to: redrive reads lists, as on Redis
     m_store.queueInfo(dlq, [this, dlq, dlqConfig, then = std::move(then)](Result<QueueInfo> existing) mutable {
         if (existing || existing.error().code != ErrorCode::QueueNotFound)
             return then();

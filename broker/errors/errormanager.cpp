@@ -92,7 +92,7 @@ void ErrorManager::record(Severity severity, const QString &component, const QSt
 
     const ErrorRecord snapshot = *it;
     Q_EMIT errorRecorded(snapshot);
-    if (severity >= m_threshold) {
+    if (m_notified.contains(severity)) {
         qint64 &last = m_lastNotifiedMs[key];
         if (last == 0 || now - last >= NotificationIntervalMs) {
             last = now;

@@ -36,10 +36,10 @@ public:
     qint64 total(Severity severity) const { return m_totals.value(int(severity)); }
     int size() const { return int(m_records.size()); }
 
-    // Records at or above this severity raise notificationRaised, at most once per minute for the
-    // same record. Default: Error.
-    void setNotificationThreshold(Severity severity) { m_threshold = severity; }
-    Severity notificationThreshold() const { return m_threshold; }
+    // Records of these severities raise notificationRaised, at most once per minute for the same
+    // record. Default: error and critical.
+    void setNotifiedSeverities(const QList<Severity> &severities) { m_notified = severities; }
+    const QList<Severity> &notifiedSeverities() const { return m_notified; }
     int capacity() const { return m_capacity; }
 
     // Replaces anything that looks like a credential (long runs of key alphabet, "key=...") with
@@ -54,7 +54,7 @@ private:
     using Records = std::list<ErrorRecord>; // newest at the front
     const Clock &m_clock;
     int m_capacity;
-    Severity m_threshold = DefaultNotifySeverity;
+    QList<Severity> m_notified = severitiesFrom(DefaultNotifySeverity);
     quint64 m_nextId = 1;
     Records m_records;
     QHash<QString, Records::iterator> m_byKey;

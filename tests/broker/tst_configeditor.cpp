@@ -19,6 +19,7 @@ private Q_SLOTS:
     void changesKeepOtherKeys();
     void createsAMissingFile();
     void refusesWhatItCannotWrite();
+    void ourNameReplacesGcoresName();
 };
 
 void TestConfigEditor::changesKeepOtherKeys()
@@ -79,6 +80,32 @@ void TestConfigEditor::refusesWhatItCannotWrite()
     broken.write("api: [\n");
     broken.close();
     QVERIFY(ConfigEditor::apply(dir.filePath("broken.yaml"), {{"api.port", 1}}).error().message.contains("broken.yaml:"));
+}
+
+// The Settings page writes BrokerDesk's names; on gCore's file the result still loads, with the
+// new values and the rest of gCore's settings as they were.
+void TestConfigEditor::ourNameReplacesGcoresName()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("message_broker.yaml");
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(testData(QStringLiteral("gcore/message_broker.yaml")));
+    file.close();
+    const Result<void> applied = ConfigEditor::apply(
+        path, {{"storage.redis.host", QString("valkey.lan")}, {"storage.redis.port", 6390},
+               {"api.cors_origins", QString("https://a.example")}});
+    QVERIFY2(applied.ok(), applied.ok() ? "" : qPrintable(applied.error().message));
+    const Result<LoadedConfig> loaded = ConfigLoader::loadFile(path);
+    QVERIFY2(loaded.ok(), loaded.ok() ? "" : qPrintable(loaded.error().message));
+    QCOMPARE(loaded->config.storage.redis.host, "valkey.lan");
+    QCOMPARE(loaded->config.storage.redis.port, 6390);
+    QCOMPARE(loaded->config.api.corsOrigins, QStringList{"https://a.example"});
+    QCOMPARE(loaded->config.queues.queuePrefix, "mb:queue:");
+    QVERIFY(!loaded->config.storage.redis.tls);
+    // What gCore's storage.host meant stays: Redis, and the queues' keys where they were.
+    QCOMPARE(loaded->config.storage.backend, StorageBackend::Redis);
+    QCOMPARE(loaded->config.storage.redis.keyPrefix, QString());
 }
 
 QTEST_APPLESS_MAIN(TestConfigEditor)

@@ -23,6 +23,11 @@ private Q_SLOTS:
     void badEnvironment_data();
     void badEnvironment();
     void connectionGuardKeys();
+    void gcoresShippedFileRunsOnItsStore();
+    void gcoresSchemaKeys();
+    void oneSettingInBothLayouts_data();
+    void oneSettingInBothLayouts();
+    void gcoreEnvironment();
 };
 
 void TestConfigLoader::shippedFileHoldsTheDefaults()
@@ -51,6 +56,11 @@ void TestConfigLoader::shippedFileHoldsTheDefaults()
     QCOMPARE(c.security.usersFile, d.security.usersFile);
     QVERIFY(c.security.roles.empty());
     QCOMPARE(c.errors.maxRecords, d.errors.maxRecords);
+    QCOMPARE(c.errors.notifyOn, d.errors.notifyOn);
+    QCOMPARE(c.errors.logFile, d.errors.logFile);
+    QCOMPARE(c.errors.maxLogBytes, d.errors.maxLogBytes);
+    QCOMPARE(c.core.environment, d.core.environment);
+    QCOMPARE(c.queues.defaultType, d.queues.defaultType);
 }
 
 void TestConfigLoader::readsValues()
@@ -75,7 +85,7 @@ void TestConfigLoader::readsValues()
     QCOMPARE(c.api.rateLimit.requestsPerMinute, 60);
     QCOMPARE(c.queues.maxQueueSize, 50);
     QCOMPARE(c.security.roles.at("auditor"), (QStringList{"list_queues", "peek:*"}));
-    QCOMPARE(c.errors.notifySeverity, Severity::Warning);
+    QCOMPARE(c.errors.notifyOn, (QList<Severity>{Severity::Warning, Severity::Error, Severity::Critical}));
     // How these reach the engine: tests/runtime/tst_hostoptions.cpp (configuredValuesReachTheEngine).
 }
 
@@ -205,6 +215,112 @@ void TestConfigLoader::connectionGuardKeys()
     QCOMPARE(c.api.limits.outputDrainTimeoutSeconds, 4);
     // Below the smallest sensible bound is an error, not a silent clamp.
     QVERIFY(!ConfigLoader::loadText("api: {limits: {max_pending_output_bytes: 100}}", "broker.yaml").ok());
+}
+
+// gCore's file as it ships: its "full mode" on Redis/Valkey, said in a note, nothing unknown.
+void TestConfigLoader::gcoresShippedFileRunsOnItsStore()
+{
+    const Result<LoadedConfig> loaded = ConfigLoader::loadText(testData("gcore/message_broker.yaml"), "gcore.yaml");
+    QVERIFY2(loaded.ok(), loaded.ok() ? "" : qPrintable(loaded.error().message));
+    QCOMPARE(loaded->warnings, QStringList());
+    QCOMPARE(loaded->notes.size(), 1);
+    QVERIFY2(loaded->notes.first().contains("running on Redis/Valkey, as gCore's full mode does"),
+             qPrintable(loaded->notes.first()));
+    const BrokerConfig &c = loaded->config;
+    QCOMPARE(c.storage.backend, StorageBackend::Redis);
+    QCOMPARE(c.storage.redis.host, "127.0.0.1");
+    QCOMPARE(c.storage.redis.port, 6379);
+    QCOMPARE(c.storage.redis.password, QString());
+    QVERIFY(!c.storage.redis.tls);
+    QCOMPARE(c.storage.redis.keyPrefix, QString()); // keys start with the queue prefix, as gCore's do
+    QCOMPARE(c.queues.queuePrefix, "mb:queue:");
+    QCOMPARE(c.queues.maxQueueSize, 10000);
+    QCOMPARE(c.queues.messageTtlSeconds, 86400);
+    QCOMPARE(c.api.port, 8080);
+    QCOMPARE(c.api.corsOrigins, QStringList{"*"});
+    QCOMPARE(c.core.logLevel, "debug");
+    QCOMPARE(c.core.environment, "development");
+    QVERIFY(!c.core.production());
+}
+
+void TestConfigLoader::gcoresSchemaKeys()
+{
+    const Result<LoadedConfig> loaded = ConfigLoader::loadText(testData("configloader/gcore-schema.yaml"), "s.yaml");
+    QVERIFY2(loaded.ok(), loaded.ok() ? "" : qPrintable(loaded.error().message));
+    QCOMPARE(loaded->warnings, QStringList());
+    const BrokerConfig &c = loaded->config;
+    QVERIFY(c.core.production());
+    QCOMPARE(c.storage.backend, StorageBackend::Redis);
+    QCOMPARE(c.storage.redis.host, "valkey.internal");
+    QCOMPARE(c.storage.redis.port, 6380);
+    QCOMPARE(c.storage.redis.password, "s3cret");
+    QCOMPARE(c.storage.redis.keyPrefix, "app:");
+    QCOMPARE(c.storage.redis.database, 3);
+    QCOMPARE(c.storage.redis.connectTimeoutMs, 2500);
+    QCOMPARE(c.storage.redis.commandTimeoutMs, 2500);
+    QCOMPARE(c.api.port, 9000);
+    QCOMPARE(c.api.limits.requestTimeoutSeconds, 15);
+    QCOMPARE(c.api.corsOrigins, QStringList()); // cors.enabled: false
+    QVERIFY(c.api.rateLimit.enabled);
+    QCOMPARE(c.api.rateLimit.requestsPerMinute, 120);
+    QCOMPARE(c.core.logLevel, "warning");
+    QVERIFY(c.errors.logToFile);
+    QCOMPARE(c.errors.logFile, "logs/broker.log");
+    QCOMPARE(c.errors.maxLogBytes, 5 * 1024 * 1024);
+    QCOMPARE(c.errors.notifyOn, (QList<Severity>{Severity::Warning, Severity::Critical}));
+    QCOMPARE(c.queues.queuePrefix, "jobs:");
+    QCOMPARE(c.queues.defaultType, "stream");
+}
+
+void TestConfigLoader::oneSettingInBothLayouts_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("error");
+    QTest::addRow("host") << QByteArray("storage:\n  host: a\n  redis:\n    host: b\n")
+                          << "b.yaml:2:9: 'storage.host' and 'storage.redis.host' are the same setting (gCore's name and "
+                             "BrokerDesk's): give one of them";
+    QTest::addRow("cors") << QByteArray("api:\n  cors_origins: [a]\n  cors: {origins: [b]}\n")
+                          << "b.yaml:3:19: 'api.cors.origins' and 'api.cors_origins' are the same setting (gCore's name "
+                             "and BrokerDesk's): give one of them";
+    QTest::addRow("notify") << QByteArray("error:\n  notify_severity: error\n  notify_on: [error]\n")
+                            << "b.yaml:3:14: 'error.notify_on' and 'error.notify_severity' are the same setting "
+                               "(gCore's name and BrokerDesk's): give one of them";
+    QTest::addRow("bad-severity") << QByteArray("error:\n  notify_on: [error, loud]\n")
+                                  << "b.yaml:2:14: 'error.notify_on' must list severities of info, warning, error, "
+                                     "critical, not 'loud'";
+    QTest::addRow("log-size") << QByteArray("error:\n  max_log_size: 10X\n")
+                              << "b.yaml:2:17: 'error.max_log_size' must be a size from 4096 to 1099511627776 bytes "
+                                 "(K, M and G allowed), not '10X'";
+    QTest::addRow("environment") << QByteArray("core:\n  environment: live\n")
+                                 << "b.yaml:2:16: 'core.environment' must be one of development, testing, staging, "
+                                    "production, not 'live'";
+}
+
+void TestConfigLoader::oneSettingInBothLayouts()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, error);
+    const Result<LoadedConfig> loaded = ConfigLoader::loadText(text, "b.yaml");
+    QVERIFY(!loaded.ok());
+    QCOMPARE(loaded.error().message, error);
+}
+
+void TestConfigLoader::gcoreEnvironment()
+{
+    BrokerConfig config;
+    QProcessEnvironment env;
+    env.insert("CONNECTION_POOL_SIZE", "12");
+    env.insert("USE_STREAMS", "true");
+    env.insert("GCORE_ENV", "Production");
+    QVERIFY(ConfigLoader::applyEnvironment(config, env).ok());
+    QCOMPARE(config.storage.redis.poolSize, 12);
+    QCOMPARE(config.queues.defaultType, "stream");
+    QVERIFY(config.core.production());
+    env.insert("GCORE_ENV", "live");
+    const Result<void> bad = ConfigLoader::applyEnvironment(config, env);
+    QVERIFY(!bad.ok());
+    QCOMPARE(bad.error().message,
+             "environment variable GCORE_ENV: expected one of development, testing, staging, production");
 }
 
 QTEST_APPLESS_MAIN(TestConfigLoader)

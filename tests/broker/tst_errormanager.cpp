@@ -124,7 +124,7 @@ void TestErrorManager::notificationsAreThrottled()
     errors.record(Severity::Critical, "storage", "down", "Redis unreachable");
     QCOMPARE(notified.size(), 2);
     QCOMPARE(notified.last().first().value<ErrorRecord>().count, 3);
-    errors.setNotificationThreshold(Severity::Warning);
+    errors.setNotifiedSeverities(severitiesFrom(Severity::Warning));
     errors.record(Severity::Warning, "rest", "", "now it counts");
     QCOMPARE(notified.size(), 3);
 }

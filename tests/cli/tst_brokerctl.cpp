@@ -104,6 +104,7 @@ private Q_SLOTS:
     void exitCodes_data();
     void exitCodes();
     void circuitOpensAfterThreeFailures();
+    void retryDelayIsInMilliseconds();
     void shellRunsScriptedInput();
     void retriesUntilTheServerRecovers();
     void doesNotRetryClientErrors();
@@ -278,10 +279,25 @@ void TestBrokerctl::circuitOpensAfterThreeFailures()
 {
     // Always 503: five retries are allowed, but after three failures in a row the client stops.
     FakeServer failing([](int) { return response("503 Service Unavailable", {}); });
-    const Run r = ctl({"health"}, {}, failing.url(), {"RETRY_ATTEMPTS=5", "RETRY_DELAY=0.01"});
+    const Run r = ctl({"health"}, {}, failing.url(), {"RETRY_ATTEMPTS=5", "RETRY_DELAY=10"});
     QCOMPARE(r.exitCode, 3);
     QCOMPARE(failing.requests, 3);
     QVERIFY2(r.err.contains("503"), r.err.constData());
+}
+
+// gCore's client counts RETRY_DELAY in milliseconds: 300 is the first pause of about 0.3 s
+// (jitter +-20%), not five minutes.
+void TestBrokerctl::retryDelayIsInMilliseconds()
+{
+    FakeServer failing([](int) { return response("503 Service Unavailable", {}); });
+    QElapsedTimer timer;
+    timer.start();
+    const Run r = ctl({"health"}, {}, failing.url(), {"RETRY_ATTEMPTS=1", "RETRY_DELAY=300"});
+    const qint64 elapsedMs = timer.elapsed();
+    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(failing.requests, 2);
+    QVERIFY2(elapsedMs >= 230 && elapsedMs < 10'000, qPrintable(QString::number(elapsedMs)));
+    QCOMPARE(ctl({"health"}, {}, failing.url(), {"RETRY_DELAY=soon"}).exitCode, 2);
 }
 
 void TestBrokerctl::shellRunsScriptedInput()
@@ -317,7 +333,7 @@ void TestBrokerctl::retriesUntilTheServerRecovers()
         return number <= 2 ? response("503 Service Unavailable", R"({"error":"busy"})")
                            : response("200 OK", R"({"status":"healthy"})");
     });
-    const Run r = ctl({"health"}, {}, flaky.url(), {"RETRY_ATTEMPTS=3", "RETRY_DELAY=0.05"});
+    const Run r = ctl({"health"}, {}, flaky.url(), {"RETRY_ATTEMPTS=3", "RETRY_DELAY=50"});
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(flaky.requests, 3);
     QCOMPARE(r.json().value("status").toString(), QString("healthy"));
@@ -327,7 +343,7 @@ void TestBrokerctl::retriesUntilTheServerRecovers()
 void TestBrokerctl::doesNotRepeatAPublishThatMayHaveBeenDone()
 {
     FakeServer busy([](int) { return response("503 Service Unavailable", R"({"error":"busy"})"); });
-    const Run r = ctl({"publish", "orders", R"({"n":1})"}, {}, busy.url(), {"RETRY_ATTEMPTS=3", "RETRY_DELAY=0.01"});
+    const Run r = ctl({"publish", "orders", R"({"n":1})"}, {}, busy.url(), {"RETRY_ATTEMPTS=3", "RETRY_DELAY=10"});
     QCOMPARE(r.exitCode, 3);
     QCOMPARE(busy.requests, 1);
 }
@@ -338,7 +354,7 @@ void TestBrokerctl::doesNotRetryClientErrors()
         return response("401 Unauthorized", R"({"error":"Unauthorized - Invalid API key"})",
                         "X-Request-ID: abc123\r\n");
     });
-    const Run r = ctl({"queues", "list"}, {}, strict.url(), {"RETRY_ATTEMPTS=3", "RETRY_DELAY=0.05"});
+    const Run r = ctl({"queues", "list"}, {}, strict.url(), {"RETRY_ATTEMPTS=3", "RETRY_DELAY=50"});
     QCOMPARE(r.exitCode, 3);
     QCOMPARE(strict.requests, 1);
     QVERIFY(r.err.contains("401 Unauthorized - Invalid API key (request abc123)"));

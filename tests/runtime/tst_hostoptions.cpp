@@ -100,9 +100,12 @@ Fields journalFields(const JournaledStore::Options &o)
             {"retryIntervalMs", o.retryIntervalMs}};
 }
 
-Fields errorFields(int maxRecords, Severity notifySeverity)
+Fields errorFields(int maxRecords, const QList<Severity> &notified)
 {
-    return {{"maxRecords", maxRecords}, {"notifySeverity", QString::fromLatin1(severityName(notifySeverity))}};
+    QStringList names;
+    for (const Severity severity : notified)
+        names.append(QString::fromLatin1(severityName(severity)));
+    return {{"maxRecords", maxRecords}, {"notifyOn", names.join(u',')}};
 }
 
 Fields queueConfigFields(const QueueConfig &o)
@@ -149,8 +152,8 @@ void TestHostOptions::defaultsMapOntoComponentDefaults_data()
             {"redis-store", redisStoreFields(HostOptions::redisStore(config)), redisStoreFields(RedisStoreOptions{})},
             {"publish-spool", spoolFields(HostOptions::spoolLimits(config)), spoolFields(PublishSpool::Limits{})},
             {"journal", journalFields(HostOptions::journal(config, usersPath)), journalFields(JournaledStore::Options{})},
-            {"errors", errorFields(config.errors.maxRecords, config.errors.notifySeverity),
-             errorFields(errors.capacity(), errors.notificationThreshold())},
+            {"errors", errorFields(config.errors.maxRecords, config.errors.notifyOn),
+             errorFields(errors.capacity(), errors.notifiedSeverities())},
             {"queue", queueConfigFields(QueueConfig::withDefaults(HostOptions::engine(config).queueDefaults)),
              queueConfigFields(QueueConfig{})},
         };
