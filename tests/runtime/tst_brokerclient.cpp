@@ -345,13 +345,18 @@ void TestBrokerClient::snapshotsStartAfreshWithEachBroker()
     QVERIFY(wait(client.start(settings())).ok);
     QVERIFY(wait(client.createQueue("fresh", QueueConfig{})).ok());
     QVERIFY(wait(client.publish("fresh", {message})).ok());
-    QTRY_VERIFY(!snapshots.isEmpty() && snapshots.last().first().value<BrokerSnapshot>().queues.size() == 1);
-    QList<MessageEvent> events;
-    for (const QList<QVariant> &signal : std::as_const(snapshots))
-        events += signal.first().value<BrokerSnapshot>().recentEvents;
-    QVERIFY(!events.isEmpty());
-    QCOMPARE(events.last().kind, MessageEventKind::Published);
-    QCOMPARE(events.last().queue, "fresh");
+    // Snapshots go on (the silent broker's one holds nothing back), and the new broker's publish
+    // (event 1 of its own) arrives in one of them.
+    const auto publishedFresh = [&] {
+        for (const QList<QVariant> &signal : std::as_const(snapshots)) {
+            for (const MessageEvent &event : signal.first().value<BrokerSnapshot>().recentEvents) {
+                if (event.kind == MessageEventKind::Published && event.queue == u"fresh")
+                    return true;
+            }
+        }
+        return false;
+    };
+    QTRY_VERIFY(publishedFresh());
 }
 
 void TestBrokerClient::destroyingWhileBusyEndsCleanly()
