@@ -66,6 +66,12 @@ YAML::Mark YamlSection::markOf(const char *key) const
     return has(key) ? m_node[key].Mark() : m_node.Mark();
 }
 
+void YamlSection::refuse(const YAML::Node &value, const char *key, const QString &expected)
+{
+    m_context.fail(value.Mark(), QStringLiteral("'%1' must be %2, not '%3'")
+                                     .arg(keyPath(key), expected, QString::fromStdString(value.Scalar())));
+}
+
 QString YamlSection::keyPath(const char *key) const
 {
     return m_path.isEmpty() ? QString::fromUtf8(key) : m_path + QLatin1Char('.') + QString::fromUtf8(key);
@@ -103,11 +109,7 @@ void YamlSection::integer(const char *key, qint64 &out, qint64 min, qint64 max)
     bool ok = false;
     const qint64 number = QString::fromStdString(value->Scalar()).trimmed().toLongLong(&ok);
     if (!ok || number < min || number > max) {
-        m_context.fail(value->Mark(), QStringLiteral("'%1' must be a whole number from %2 to %3, not '%4'")
-                                          .arg(keyPath(key))
-                                          .arg(min)
-                                          .arg(max)
-                                          .arg(QString::fromStdString(value->Scalar())));
+        refuse(*value, key, QStringLiteral("a whole number from %1 to %2").arg(min).arg(max));
         return;
     }
     out = number;
@@ -128,11 +130,7 @@ void YamlSection::number(const char *key, double &out, double min, double max)
     bool ok = false;
     const double number = QString::fromStdString(value->Scalar()).trimmed().toDouble(&ok);
     if (!ok || !(number >= min && number <= max)) {
-        m_context.fail(value->Mark(), QStringLiteral("'%1' must be a number from %2 to %3, not '%4'")
-                                          .arg(keyPath(key))
-                                          .arg(min)
-                                          .arg(max)
-                                          .arg(QString::fromStdString(value->Scalar())));
+        refuse(*value, key, QStringLiteral("a number from %1 to %2").arg(min).arg(max));
         return;
     }
     out = number;
@@ -154,11 +152,7 @@ void YamlSection::byteSize(const char *key, qint64 &out, qint64 min, qint64 max)
     bool ok = false;
     const qint64 number = text.trimmed().toLongLong(&ok);
     if (!ok || number < 0 || number > max / unit || number * unit < min) {
-        m_context.fail(value->Mark(), QStringLiteral("'%1' must be a size from %2 to %3 bytes (K, M and G allowed), not '%4'")
-                                          .arg(keyPath(key))
-                                          .arg(min)
-                                          .arg(max)
-                                          .arg(QString::fromStdString(value->Scalar())));
+        refuse(*value, key, QStringLiteral("a size from %1 to %2 bytes (K, M and G allowed)").arg(min).arg(max));
         return;
     }
     out = number * unit;
@@ -177,8 +171,7 @@ void YamlSection::boolean(const char *key, bool &out)
     } else if (no.contains(text)) {
         out = false;
     } else {
-        m_context.fail(value->Mark(), QStringLiteral("'%1' must be true or false, not '%2'")
-                                          .arg(keyPath(key), QString::fromStdString(value->Scalar())));
+        refuse(*value, key, QStringLiteral("true or false"));
     }
 }
 
@@ -196,8 +189,7 @@ void YamlSection::choice(const char *key, QString &out, const QStringList &allow
         return;
     const QString text = QString::fromStdString(value->Scalar()).trimmed();
     if (!allowed.contains(text)) {
-        m_context.fail(value->Mark(), QStringLiteral("'%1' must be one of %2, not '%3'")
-                                          .arg(keyPath(key), allowed.join(QStringLiteral(", ")), text));
+        refuse(*value, key, QStringLiteral("one of %1").arg(allowed.join(QStringLiteral(", "))));
         return;
     }
     out = text;

@@ -73,6 +73,8 @@ public:
 
 private:
     std::optional<YAML::Node> scalar(const char *key, const char *expected);
+    // "'path.key' must be <expected>, not '<value>'"
+    void refuse(const YAML::Node &value, const char *key, const QString &expected);
     QString keyPath(const char *key) const;
 
     YamlContext &m_context;
