@@ -51,6 +51,12 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
     m_figures->addWidget(m_backendState, 5, 0, 1, 3);
     m_backendTitle->hide();
     m_backendState->hide();
+    m_webhookState = new QLabel;
+    m_webhookState->setObjectName(QStringLiteral("webhookState"));
+    m_webhookState->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_webhookState->setWordWrap(true);
+    m_figures->addWidget(m_webhookState, 6, 0, 1, 3);
+    m_webhookState->hide();
     layout->addWidget(figuresFrame);
 
     auto *endpointRow = new QHBoxLayout;
@@ -133,6 +139,22 @@ void OverviewPage::showSnapshot(const BrokerSnapshot &snapshot)
     m_processed->setText(formatCount(snapshot.messagesProcessed));
     m_chart->addSample(snapshot.takenAtMs, {snapshot.rates.publish1s, snapshot.rates.consume1s});
     showStoreStatus(snapshot.storeStatus, snapshot.takenAtMs);
+    showWebhook(snapshot.notificationWebhook);
+}
+
+void OverviewPage::showWebhook(const std::optional<WebhookStatus> &webhook)
+{
+    // Said only while it fails: a working webhook needs no room on the page.
+    const bool failing = webhook && webhook->failing;
+    m_webhookState->setVisible(failing);
+    if (!failing)
+        return;
+    m_webhookState->setText(
+        statusHtml(tr("Notification webhook to %1 is failing: %2 (%3 given up, %4 dropped)")
+                       .arg(webhook->target.toHtmlEscaped(), webhook->lastError.toHtmlEscaped())
+                       .arg(webhook->failed)
+                       .arg(webhook->dropped),
+                   Palette::Warning));
 }
 
 void OverviewPage::showStoreStatus(const StoreStatus &status, qint64 nowMs)

@@ -27,6 +27,7 @@ public:
     void showState(Broker::BrokerClient::State state);
     void showSnapshot(const Broker::BrokerSnapshot &snapshot);
     void showStoreStatus(const Broker::StoreStatus &status, qint64 nowMs);
+    void showWebhook(const std::optional<Broker::WebhookStatus> &webhook);
 
 private:
     QStringList breakerParts(const Broker::StoreStatus &status, qint64 nowMs) const;
@@ -39,6 +40,7 @@ private:
     QLabel *m_processed;
     QLabel *m_backendTitle;
     QLabel *m_backendState; // read-only state; breaker, pool and spool of a Redis store; hidden when there is nothing to say
+    QLabel *m_webhookState; // the notification webhook, while it fails
     QLabel *m_storage;
     QLineEdit *m_endpoint;
     RateChart *m_chart;

@@ -10,6 +10,7 @@
 #include "errors/errormanager.h"
 #include "errors/logging.h"
 #include "errors/logoutput.h"
+#include "errors/webhooksender.h"
 #include "rest/restserver.h"
 #include "security/accesspolicy.h"
 #include "security/userdirectory.h"
@@ -193,6 +194,8 @@ Result<void> BrokerHost::start(const HostSettings &settings)
 
     m_errors = std::make_unique<ErrorManager>(m_clock, m_config.errors.maxRecords);
     m_errors->setNotifiedSeverities(m_config.errors.notifyOn);
+    if (!m_config.errors.webhookUrl.isEmpty())
+        m_errors->setWebhook(HostOptions::notificationWebhook(m_config), m_config.core.name);
     m_users = std::move(users);
     m_failedStage = StartStage::Storage;
     Result<std::unique_ptr<QueueStore>> store = openStore(m_config, usersPath);

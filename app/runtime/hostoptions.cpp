@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hostoptions.h"
 
+#include "errors/webhooksender.h"
 #include "storage/journaledstore.h"
 #include "storage/redisstore.h"
 
@@ -67,6 +68,16 @@ RedisStoreOptions redisStore(const BrokerConfig &config)
     options.breaker.failureThreshold = redis.breakerFailures;
     options.breaker.openMs = qint64(redis.breakerOpenSeconds) * 1000;
     options.breaker.firstProbeMs = redis.breakerFirstProbeMs;
+    return options;
+}
+
+WebhookOptions notificationWebhook(const BrokerConfig &config)
+{
+    WebhookOptions options;
+    options.url = QUrl(config.errors.webhookUrl);
+    options.secret = config.errors.webhookSecret.toUtf8();
+    options.timeoutMs = config.errors.webhookTimeoutSeconds * 1000;
+    options.maxAttempts = config.errors.webhookMaxAttempts;
     return options;
 }
 

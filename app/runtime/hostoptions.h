@@ -15,6 +15,7 @@
 namespace Broker {
 struct JournaledStoreOptions;
 struct RedisStoreOptions;
+struct WebhookOptions;
 } // namespace Broker
 
 namespace Broker::HostOptions {
@@ -26,6 +27,7 @@ SpoolLimits spoolLimits(const BrokerConfig &config);
 // Relative paths are taken from the users file's folder, where the defaults live too.
 QString spoolPath(const BrokerConfig &config, const QString &usersPath);
 JournaledStoreOptions journal(const BrokerConfig &config, const QString &usersPath);
+WebhookOptions notificationWebhook(const BrokerConfig &config);
 // What the configured store promises about an answered change.
 Durability durability(const BrokerConfig &config);
 

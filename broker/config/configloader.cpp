@@ -5,6 +5,7 @@
 #include "yamlsection.h"
 
 #include <QFile>
+#include <QUrl>
 
 #include <limits>
 
@@ -232,6 +233,14 @@ void readErrors(YamlContext &context, YamlSection section, BrokerConfig::Errors 
         }
     }
     section.string("webhook_url", errors.webhookUrl);
+    if (!errors.webhookUrl.isEmpty()) {
+        const QUrl url(errors.webhookUrl, QUrl::StrictMode);
+        if (!url.isValid() || url.host().isEmpty() || (url.scheme() != u"http" && url.scheme() != u"https"))
+            context.fail(section.markOf("webhook_url"), QStringLiteral("'error.webhook_url' must be an http:// or https:// URL"));
+    }
+    section.string("webhook_secret", errors.webhookSecret);
+    section.integer("webhook_timeout_seconds", errors.webhookTimeoutSeconds, 1, 300);
+    section.integer("webhook_max_attempts", errors.webhookMaxAttempts, 1, 100);
     // gCore: error.log_level is the log's level (core.log_level in our layout).
     QString level;
     section.choice("log_level", level, LogLevels + QStringList{QStringLiteral("critical")});

@@ -126,7 +126,10 @@ struct BrokerConfig
     {
         int maxRecords = DefaultErrorRecords;
         QList<Severity> notifyOn = severitiesFrom(DefaultNotifySeverity); // notify_severity (and above) or gCore's notify_on
-        QString webhookUrl;
+        QString webhookUrl;      // each notification POSTed there as JSON (http or https)
+        QString webhookSecret;   // set: an X-BrokerDesk-Signature header (HMAC-SHA256 of the body); never logged
+        int webhookTimeoutSeconds = 5;
+        int webhookMaxAttempts = 5; // then the notification is given up (counted)
         bool logToFile = false;  // gCore: the log also goes to logFile, rotated at maxLogBytes
         QString logFile = QStringLiteral("message_broker.log"); // relative to the config file
         qint64 maxLogBytes = 10 * 1024 * 1024;

@@ -3,10 +3,13 @@
 
 #include "messageevent.h"
 #include "queueinfo.h"
+#include "webhookstatus.h"
 
 #include <QList>
 #include <QMetaType>
 #include <QString>
+
+#include <optional>
 
 namespace Broker {
 
@@ -53,6 +56,7 @@ struct BrokerSnapshot
     QueueRates rates;          // whole broker
     QList<MessageEvent> recentEvents; // oldest first; only those after the requested event number
     quint64 lastEventNumber = 0;      // pass back to get only newer events next time
+    std::optional<WebhookStatus> notificationWebhook; // when error.webhook_url is set
 };
 
 } // namespace Broker

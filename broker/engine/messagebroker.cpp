@@ -445,6 +445,8 @@ void MessageBroker::snapshot(quint64 sinceEvent, Completion<BrokerSnapshot> done
         snapshot.uptimeSeconds = uptimeSeconds();
         snapshot.storage = m_store.backendName();
         snapshot.storeStatus = m_store.status();
+        if (m_errors)
+            snapshot.notificationWebhook = m_errors->webhookStatus();
         snapshot.health = HealthTotals::effectiveHealth(
             m_store.health(), snapshot.storeStatus, queues ? std::nullopt : std::optional<QString>(queues.error().message));
         if (queues) {

@@ -2,7 +2,10 @@
 #include "errormanager.h"
 
 #include "logging.h"
+#include "webhooksender.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 
 namespace Broker {
@@ -23,6 +26,36 @@ QString keyOf(Severity severity, const QString &component, const QString &code, 
 ErrorManager::ErrorManager(const Clock &clock, int capacity, QObject *parent)
     : QObject(parent), m_clock(clock), m_capacity(qMax(1, capacity))
 {
+}
+
+ErrorManager::~ErrorManager() = default;
+
+void ErrorManager::setWebhook(const WebhookOptions &options, const QString &brokerName)
+{
+    m_brokerName = brokerName;
+    m_webhook = std::make_unique<WebhookSender>(options, m_clock);
+}
+
+std::optional<WebhookStatus> ErrorManager::webhookStatus() const
+{
+    if (!m_webhook)
+        return std::nullopt;
+    return m_webhook->status();
+}
+
+QByteArray ErrorManager::notificationJson(const ErrorRecord &record, const QString &brokerName)
+{
+    QJsonObject json;
+    json.insert(QStringLiteral("broker"), brokerName);
+    json.insert(QStringLiteral("id"), qint64(record.id));
+    json.insert(QStringLiteral("severity"), QString::fromLatin1(severityName(record.severity)));
+    json.insert(QStringLiteral("component"), record.component);
+    json.insert(QStringLiteral("code"), record.code);
+    json.insert(QStringLiteral("message"), record.message);
+    json.insert(QStringLiteral("count"), record.count);
+    json.insert(QStringLiteral("first_seen"), double(record.firstMs) / 1000.0);
+    json.insert(QStringLiteral("last_seen"), double(record.lastMs) / 1000.0);
+    return QJsonDocument(json).toJson(QJsonDocument::Compact);
 }
 
 QString ErrorManager::redactSecrets(const QString &text)
@@ -97,6 +130,8 @@ void ErrorManager::record(Severity severity, const QString &component, const QSt
         if (last == 0 || now - last >= NotificationIntervalMs) {
             last = now;
             Q_EMIT notificationRaised(snapshot);
+            if (m_webhook)
+                m_webhook->post(notificationJson(snapshot, m_brokerName));
         }
     }
 }

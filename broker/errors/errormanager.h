@@ -3,6 +3,7 @@
 
 #include "core/clock.h"
 #include "core/errorrecord.h"
+#include "core/webhookstatus.h"
 
 #include <QHash>
 #include <QList>
@@ -10,8 +11,13 @@
 #include <QString>
 
 #include <list>
+#include <memory>
+#include <optional>
 
 namespace Broker {
+
+class WebhookSender;
+struct WebhookOptions;
 
 // Keeps the recent errors of the broker: a bounded log where repeats of a kind are counted
 // instead of stored again, totals per severity, log lines (QLoggingCategory), and a notification
@@ -26,6 +32,7 @@ class ErrorManager : public QObject
 public:
     // `capacity`: how many distinct records are kept; the oldest goes first.
     explicit ErrorManager(const Clock &clock, int capacity = DefaultErrorRecords, QObject *parent = nullptr);
+    ~ErrorManager() override;
     static constexpr qint64 LogIntervalMs = 10'000;
 
     // Records an error. The message passes through redactSecrets() first.
@@ -41,6 +48,13 @@ public:
     void setNotifiedSeverities(const QList<Severity> &severities) { m_notified = severities; }
     const QList<Severity> &notifiedSeverities() const { return m_notified; }
     int capacity() const { return m_capacity; }
+
+    // Each notification is also POSTed to a webhook (error.webhook_url) as one JSON object
+    // (notificationJson), in order, without ever holding up the caller. A webhook that fails is
+    // logged, never recorded here: its own notifications would feed it.
+    void setWebhook(const WebhookOptions &options, const QString &brokerName);
+    std::optional<WebhookStatus> webhookStatus() const;
+    static QByteArray notificationJson(const ErrorRecord &record, const QString &brokerName);
 
     // Replaces anything that looks like a credential (long runs of key alphabet, "key=...") with
     // "[redacted]". A safety net: callers should not pass secrets in the first place.
@@ -67,6 +81,8 @@ private:
         qint64 count = 0; // the kind's count when it was last logged
     };
     QHash<QString, Logged> m_lastLogged;
+    std::unique_ptr<WebhookSender> m_webhook;
+    QString m_brokerName;
 };
 
 } // namespace Broker

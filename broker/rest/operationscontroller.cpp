@@ -125,6 +125,26 @@ void OperationsController::detailedHealth(const ExchangePtr &exchange)
     });
 }
 
+// The notification webhook (error.webhook_url): degraded while its deliveries fail. Where it
+// points (scheme and host only) and its counts go to view_metrics keys.
+QJsonObject OperationsController::webhookComponent(const WebhookStatus &webhook, bool detailed)
+{
+    QJsonObject component;
+    component.insert(QStringLiteral("status"), webhook.failing ? QStringLiteral("degraded") : QStringLiteral("healthy"));
+    if (webhook.failing)
+        component.insert(QStringLiteral("last_error"), webhook.lastError);
+    if (!detailed)
+        return component;
+    component.insert(QStringLiteral("target"), webhook.target);
+    component.insert(QStringLiteral("delivered"), webhook.delivered);
+    component.insert(QStringLiteral("failed"), webhook.failed);
+    component.insert(QStringLiteral("dropped"), webhook.dropped);
+    component.insert(QStringLiteral("queued"), webhook.queued);
+    if (webhook.lastErrorAtMs > 0)
+        component.insert(QStringLiteral("last_error_at"), unixSeconds(webhook.lastErrorAtMs));
+    return component;
+}
+
 void OperationsController::sendHealth(const ExchangePtr &exchange, const HealthSummary &summary, bool detailed)
 {
     QJsonObject api;
@@ -134,6 +154,8 @@ void OperationsController::sendHealth(const ExchangePtr &exchange, const HealthS
     QJsonObject components;
     components.insert(QStringLiteral("storage"), storageComponent(summary.health, summary.storage, summary.storeStatus, detailed));
     components.insert(QStringLiteral("api"), api);
+    if (const std::optional<WebhookStatus> webhook = m_context.errors.webhookStatus())
+        components.insert(QStringLiteral("notifications"), webhookComponent(*webhook, detailed));
     QJsonObject json;
     json.insert(QStringLiteral("status"), QString::fromLatin1(healthStatusName(summary.health)));
     json.insert(QStringLiteral("queues"), summary.queues);

@@ -3,6 +3,8 @@
 
 #include "controller.h"
 
+#include "core/webhookstatus.h"
+
 #include <QJsonObject>
 
 namespace Broker::Rest {
@@ -23,6 +25,7 @@ private:
     // components.storage of /health: what is cheap and safe for everyone, the rest when `detailed`.
     QJsonObject storageComponent(HealthStatus health, const QString &backend, const StoreStatus &store,
                                  bool detailed) const;
+    static QJsonObject webhookComponent(const WebhookStatus &webhook, bool detailed);
     void live(const ExchangePtr &exchange);
     void ready(const ExchangePtr &exchange);
     void metrics(const ExchangePtr &exchange);

@@ -4,8 +4,10 @@
 // and that a store refusing changes (read-only) is never reported as healthy or ready.
 #include "restfixture.h"
 #include "../support/controlledstore.h"
+#include "errors/webhooksender.h"
 
 #include <QJsonArray>
+#include <QTcpServer>
 #include <QTest>
 
 using namespace Broker;
@@ -76,6 +78,7 @@ private Q_SLOTS:
     void detailNeedsAKey();
     void unauthenticatedHealthCountsAtMostOncePerSecond();
     void failedCountIsNotKeptOnceTheStoreIsBack();
+    void aFailingNotificationWebhookShows();
 };
 
 void TestHealthEndpoint::storeStates_data()
@@ -228,6 +231,42 @@ void TestHealthEndpoint::failedCountIsNotKeptOnceTheStoreIsBack()
     QCOMPARE(r.status, 200);
     QCOMPARE(r.json().value("status").toString(), QString("healthy"));
     QCOMPARE(f.request("GET", "/health/ready").status, 200);
+}
+
+// error.webhook_url pointing at a port nobody listens on: the notification fails, and /health
+// says so in components.notifications without changing the broker's status; only a
+// view_metrics key sees where it points.
+void TestHealthEndpoint::aFailingNotificationWebhookShows()
+{
+    HealthFixture f;
+    quint16 closedPort = 0;
+    {
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        closedPort = probe.serverPort();
+    }
+    WebhookOptions options;
+    options.url = QUrl(QStringLiteral("http://127.0.0.1:%1/hook?token=abc").arg(closedPort));
+    options.maxAttempts = 1;
+    f.errors.setWebhook(options, QStringLiteral("test"));
+    HttpResponse r = f.request("GET", "/health");
+    QCOMPARE(r.json().value("components").toObject().value("notifications").toObject().value("status").toString(),
+             QString("healthy"));
+
+    f.errors.record(Severity::Error, QStringLiteral("storage"), QStringLiteral("redis_down"), QStringLiteral("boom"));
+    QTRY_VERIFY(f.errors.webhookStatus()->failed == 1);
+    r = f.request("GET", "/health");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.json().value("status").toString(), QString("healthy"));
+    QJsonObject notifications = r.json().value("components").toObject().value("notifications").toObject();
+    QCOMPARE(notifications.value("status").toString(), QString("degraded"));
+    QVERIFY(!notifications.value("last_error").toString().isEmpty());
+    QVERIFY(!notifications.contains("target"));
+    r = f.request("GET", "/health", AdminKey);
+    notifications = r.json().value("components").toObject().value("notifications").toObject();
+    QCOMPARE(notifications.value("target").toString(), QStringLiteral("http://127.0.0.1:%1").arg(closedPort));
+    QCOMPARE(notifications.value("failed").toInt(), 1);
+    QVERIFY2(!r.body.contains("token"), r.body.constData());
 }
 
 QTEST_GUILESS_MAIN(TestHealthEndpoint)

@@ -46,6 +46,33 @@ private Q_SLOTS:
             found = found || label->text() == shown;
         QVERIFY(found);
     }
+    // The notification webhook takes a line only while it fails.
+    void saysWhenTheNotificationWebhookFails()
+    {
+        Ui::OverviewPage page;
+        page.resize(900, 600);
+        page.show();
+        auto *state = page.findChild<QLabel *>("webhookState");
+        QVERIFY(state);
+        BrokerSnapshot snapshot;
+        snapshot.storage = "memory";
+        page.showSnapshot(snapshot);
+        QVERIFY(!state->isVisible());
+        WebhookStatus webhook;
+        webhook.target = "https://hooks.example";
+        webhook.delivered = 4;
+        snapshot.notificationWebhook = webhook;
+        page.showSnapshot(snapshot);
+        QVERIFY(!state->isVisible());
+        webhook.failing = true;
+        webhook.lastError = "HTTP 500";
+        webhook.failed = 2;
+        snapshot.notificationWebhook = webhook;
+        page.showSnapshot(snapshot);
+        QVERIFY(state->isVisible());
+        QVERIFY2(state->text().contains("Notification webhook to https://hooks.example is failing: HTTP 500 (2 given up, 0 dropped)"),
+                 qPrintable(state->text()));
+    }
     void saysWhenStorageIsReadOnly()
     {
         Ui::OverviewPage page;
