@@ -36,7 +36,8 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfi
         return Error{ErrorCode::InvalidArgument,
                      QStringLiteral("storage.redis.tls: this build's hiredis (0.14) cannot speak TLS; reach Redis "
                                     "over a private network or through a TLS tunnel (stunnel, spiped)")};
-    auto store = std::make_unique<RedisStore>(HostOptions::redisStore(config), *m_types, m_clock);
+    const RedisStoreOptions options = HostOptions::redisStore(config);
+    auto store = std::make_unique<RedisStore>(options, *m_types, m_clock);
     if (redis.spool) {
         Result<std::unique_ptr<PublishSpool>> spool =
             PublishSpool::open(HostOptions::spoolPath(config, usersPath), HostOptions::spoolLimits(config));
@@ -50,7 +51,7 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfi
                                        .arg(redis.host)
                                        .arg(redis.port)
                                        .arg(redis.database)
-                                       .arg(HostOptions::redisStore(config).keyPrefix)
+                                       .arg(options.keyPrefix)
                                        .arg(redis.poolSize)
                                        .arg(store->spool() ? QStringLiteral(", publish spool ") + store->spool()->path()
                                                            : QString());
