@@ -82,6 +82,10 @@ done
 
 step "the packaged brokerd with the packaged configuration"
 printf 'users:\n  admin: {role: admin, api_key: package-check-admin-key-0123456789}\n' > "$work/users.yaml"
+# The log files exist before brokerd starts: the background job opens its redirections only
+# once it runs, and the first sed below may come before that.
+: > "$work/brokerd.out"
+: > "$work/brokerd.log"
 /usr/bin/brokerd --config /etc/brokerd/message_broker.yaml --users "$work/users.yaml" --port 0 \
     > "$work/brokerd.out" 2> "$work/brokerd.log" &
 broker_pid=$!
