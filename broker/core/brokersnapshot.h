@@ -2,6 +2,7 @@
 #pragma once
 
 #include "messageevent.h"
+#include "processorstatus.h"
 #include "queueinfo.h"
 #include "webhookstatus.h"
 
@@ -57,6 +58,7 @@ struct BrokerSnapshot
     QList<MessageEvent> recentEvents; // oldest first; only those after the requested event number
     quint64 lastEventNumber = 0;      // pass back to get only newer events next time
     std::optional<WebhookStatus> notificationWebhook; // when error.webhook_url is set
+    ProcessorStatusList processors;   // by id
 };
 
 } // namespace Broker
