@@ -250,7 +250,11 @@ void MessageBroker::browse(const QString &queue, qint64 offset, qint64 limit, Co
 int MessageBroker::registerProcessor(const QString &queue, Processor processor)
 {
     const int id = m_nextProcessorId++;
-    m_processors.emplace(id, ProcessorEntry{queue, std::move(processor), false});
+    ProcessorEntry entry{std::move(processor), false, {}};
+    entry.status.id = id;
+    entry.status.queue = queue;
+    entry.status.kind = QStringLiteral("callable");
+    m_processors.emplace(id, std::move(entry));
     scheduleWake(queue); // messages may be waiting already
     return id;
 }
@@ -260,10 +264,37 @@ bool MessageBroker::unregisterProcessor(int id)
     return m_processors.erase(id) > 0;
 }
 
+ProcessorStatusList MessageBroker::processorStatuses() const
+{
+    ProcessorStatusList statuses;
+    statuses.reserve(qsizetype(m_processors.size()));
+    for (const auto &[id, entry] : m_processors)
+        statuses.append(entry.status);
+    return statuses;
+}
+
+void MessageBroker::recordProcessorOutcome(int id, bool accepted, const QString &error)
+{
+    const auto entry = m_processors.find(id);
+    if (entry == m_processors.end())
+        return;
+    ProcessorStatus &status = entry->second.status;
+    if (accepted) {
+        ++status.successes;
+        status.lastSuccessAtMs = m_clock.nowMs();
+        status.failing = false;
+    } else {
+        ++status.failures;
+        status.lastError = error;
+        status.lastErrorAtMs = m_clock.nowMs();
+        status.failing = true;
+    }
+}
+
 bool MessageBroker::hasProcessor(const QString &queue) const
 {
     for (const auto &[id, entry] : m_processors) {
-        if (entry.queue == queue)
+        if (entry.status.queue == queue)
             return true;
     }
     return false;
@@ -273,7 +304,7 @@ void MessageBroker::runProcessors(const QString &queue)
 {
     std::vector<int> ids;
     for (const auto &[id, entry] : m_processors) {
-        if (entry.queue == queue && !entry.running)
+        if (entry.status.queue == queue && !entry.running)
             ids.push_back(id);
     }
     for (const int id : ids) {
@@ -294,15 +325,17 @@ void MessageBroker::runProcessors(const QString &queue)
                         break;
                     }
                     bool accepted = false;
+                    QString error = QStringLiteral("declined");
                     try {
                         accepted = entry->second.processor(message);
                     } catch (const std::exception &e) {
+                        error = QStringLiteral("threw: %1").arg(QString::fromLocal8Bit(e.what()));
                         if (m_errors) {
                             m_errors->record(Severity::Error, QStringLiteral("engine"), QStringLiteral("processor_failed"),
-                                             QStringLiteral("Processor on queue %1 threw: %2")
-                                                 .arg(queue, QString::fromLocal8Bit(e.what())));
+                                             QStringLiteral("Processor on queue %1 %2").arg(queue, error));
                         }
                     }
+                    recordProcessorOutcome(id, accepted, accepted ? QString() : error);
                     const MessageRef ref{message.id, message.receipt, message.group, ProcessorUser};
                     if (accepted) {
                         m_store.ack(queue, ref, [this](Result<void> r) {
@@ -447,6 +480,7 @@ void MessageBroker::snapshot(quint64 sinceEvent, Completion<BrokerSnapshot> done
         snapshot.storeStatus = m_store.status();
         if (m_errors)
             snapshot.notificationWebhook = m_errors->webhookStatus();
+        snapshot.processors = processorStatuses();
         snapshot.health = HealthTotals::effectiveHealth(
             m_store.health(), snapshot.storeStatus, queues ? std::nullopt : std::optional<QString>(queues.error().message));
         if (queues) {

@@ -88,6 +88,8 @@ public:
     // In-process consumers. Returns an id for unregisterProcessor.
     int registerProcessor(const QString &queue, Processor processor);
     bool unregisterProcessor(int id);
+    // How each processor is doing, by id (also in snapshot()).
+    ProcessorStatusList processorStatuses() const;
 
     // History.
     QList<MessageEvent> lifecycle(const QString &messageId) const;
@@ -142,10 +144,11 @@ private:
 
     struct ProcessorEntry
     {
-        QString queue;
         Processor processor;
         bool running = false;
+        ProcessorStatus status;
     };
+    void recordProcessorOutcome(int id, bool accepted, const QString &error);
 
     QueueStore &m_store;
     QueueTypeRegistry &m_types;

@@ -110,7 +110,16 @@ void TestMessageBrokerWaiting::processorAcknowledges()
     const QueueInfo info = *f.info(QStringLiteral("q"));
     QCOMPARE(info.size(), 0);
     QCOMPARE(info.counters.acked, 40);
+    const ProcessorStatusList statuses = f.broker.processorStatuses();
+    QCOMPARE(statuses.size(), 1);
+    QCOMPARE(statuses.first().id, id);
+    QCOMPARE(statuses.first().queue, QStringLiteral("q"));
+    QCOMPARE(statuses.first().kind, QStringLiteral("callable"));
+    QCOMPARE(statuses.first().successes, 40);
+    QCOMPARE(statuses.first().failures, 0);
+    QVERIFY(!statuses.first().failing);
     QVERIFY(f.broker.unregisterProcessor(id));
+    QVERIFY(f.broker.processorStatuses().isEmpty());
     QVERIFY(!f.broker.unregisterProcessor(id));
     QVERIFY(f.publish(QStringLiteral("q"), numbers(1, 1)).ok());
     QTest::qWait(20);
@@ -130,6 +139,11 @@ void TestMessageBrokerWaiting::processorThatRejectsDeadLetters()
     QTRY_COMPARE(f.info(QStringLiteral("q.dlq"))->depth, 1);
     QCOMPARE(calls, 3);
     QCOMPARE(f.info(QStringLiteral("q"))->counters.nacked, 3);
+    const ProcessorStatus status = f.broker.processorStatuses().value(0);
+    QCOMPARE(status.failures, 3);
+    QCOMPARE(status.successes, 0);
+    QVERIFY(status.failing);
+    QCOMPARE(status.lastError, QStringLiteral("declined"));
 }
 
 void TestMessageBrokerWaiting::processorExceptionIsRecorded()
