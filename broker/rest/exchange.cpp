@@ -165,18 +165,16 @@ void Exchange::send(int status, const QByteArray &contentType, const QByteArray 
     m_answered = true;
     m_status = status;
     if (m_channel && !m_channel->isFinished()) {
-        HeaderList headers;
-        headers.reserve(6 + extraHeaders.size());
-        if (!contentType.isEmpty())
-            headers.append(qMakePair(QByteArray("Content-Type"), QByteArray(contentType)));
-        headers.append(qMakePair(QByteArray("X-Request-ID"), QByteArray(m_requestId)));
-        headers.append(qMakePair(QByteArray("Cache-Control"), QByteArray("no-store")));
-        headers.append(qMakePair(QByteArray("X-Content-Type-Options"), QByteArray("nosniff")));
-        headers += extraHeaders;
         const bool close = m_closeAfter || !m_channel->meta().keepAlive;
+        ResponseBuilder response(status, body, isHead());
+        if (!contentType.isEmpty())
+            response.header("Content-Type", contentType);
+        response.header("X-Request-ID", m_requestId).header("Cache-Control", "no-store").header("X-Content-Type-Options", "nosniff");
+        for (const auto &[name, value] : extraHeaders)
+            response.header(name, value);
         if (close)
-            headers.append(qMakePair(QByteArray("Connection"), QByteArray("close")));
-        m_channel->write(buildResponse(status, headers, body, isHead()));
+            response.header("Connection", "close");
+        m_channel->write(response.finish());
         m_channel->finishResponse(close);
     }
     if (onAnswered)

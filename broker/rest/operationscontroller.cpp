@@ -171,9 +171,7 @@ void OperationsController::sendHealth(const ExchangePtr &exchange, const HealthS
 
 void OperationsController::live(const ExchangePtr &exchange)
 {
-    QJsonObject json;
-    json.insert(QStringLiteral("status"), QStringLiteral("alive"));
-    exchange->sendJson(200, json);
+    exchange->sendJsonText(200, QByteArrayLiteral(R"({"status":"alive"})"));
 }
 
 void OperationsController::ready(const ExchangePtr &exchange)

@@ -6,7 +6,7 @@
 
 namespace Broker::Rest {
 
-QByteArray reasonPhrase(int status)
+QByteArrayView reasonPhrase(int status)
 {
     switch (status) {
     case 100: return "Continue";
@@ -33,19 +33,35 @@ QByteArray reasonPhrase(int status)
     }
 }
 
+ResponseBuilder::ResponseBuilder(int status, const QByteArray &body, bool headRequest)
+    : m_status(status), m_body(body), m_headRequest(headRequest)
+{
+    m_out.reserve(256 + (headRequest ? 0 : body.size()));
+    m_out.append("HTTP/1.1 ").append(QByteArray::number(status)).append(' ').append(reasonPhrase(status)).append("\r\n");
+}
+
+ResponseBuilder &ResponseBuilder::header(QByteArrayView name, QByteArrayView value)
+{
+    m_out.append(name).append(": ").append(value).append("\r\n");
+    return *this;
+}
+
+QByteArray ResponseBuilder::finish()
+{
+    if (m_status != 204 && m_status != 304 && m_status >= 200)
+        header("Content-Length", QByteArray::number(m_body.size()));
+    m_out.append("\r\n");
+    if (!m_headRequest)
+        m_out.append(m_body);
+    return std::move(m_out);
+}
+
 QByteArray buildResponse(int status, const HeaderList &headers, const QByteArray &body, bool headRequest)
 {
-    QByteArray out;
-    out.reserve(256 + (headRequest ? 0 : body.size()));
-    out += "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
+    ResponseBuilder response(status, body, headRequest);
     for (const auto &[name, value] : headers)
-        out += name + ": " + value + "\r\n";
-    if (status != 204 && status != 304 && status >= 200)
-        out += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
-    out += "\r\n";
-    if (!headRequest)
-        out += body;
-    return out;
+        response.header(name, value);
+    return response.finish();
 }
 
 QByteArray problemJson(int status, const QString &error, const QString &detail, const QByteArray &requestId)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QList>
 #include <QPair>
 
@@ -10,10 +11,25 @@ namespace Broker::Rest {
 using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 
 // The reason phrase of a status code ("Not Found").
-QByteArray reasonPhrase(int status);
+QByteArrayView reasonPhrase(int status);
 
-// A complete HTTP/1.1 response with Content-Length (none for 1xx, 204 and 304). With `headRequest` the body is left out but
-// its length is still announced (RFC 9110, 9.3.2).
+// Writes a complete HTTP/1.1 response into one buffer, allocated once: the status line, the
+// headers given, Content-Length (none for 1xx, 204 and 304), then the body. With `headRequest`
+// the body is left out but its length is still announced (RFC 9110, 9.3.2).
+class ResponseBuilder
+{
+public:
+    ResponseBuilder(int status, const QByteArray &body, bool headRequest = false);
+    ResponseBuilder &header(QByteArrayView name, QByteArrayView value);
+    QByteArray finish();
+
+private:
+    int m_status;
+    const QByteArray &m_body;
+    bool m_headRequest;
+    QByteArray m_out;
+};
+
 QByteArray buildResponse(int status, const HeaderList &headers, const QByteArray &body, bool headRequest = false);
 
 // An RFC 9457 problem document that also carries gCore's `error` field.
