@@ -24,12 +24,15 @@ ProcessorsPanel::ProcessorsPanel(QWidget *parent) : QGroupBox(tr("Processors"), 
     m_table->setHorizontalHeaderLabels({tr("State"), tr("Kind"), tr("Target"), tr("In flight"), tr("Successes"),
                                         tr("Failures"), tr("Last error")});
     m_table->horizontalHeaderItem(StateColumn)
-        ->setToolTip(tr("Failing: its latest delivery failed and none succeeded since. Stopped: it takes no more messages"));
+        ->setToolTip(
+            tr("Failing: its latest delivery failed and none succeeded since. Stopped: it takes no more messages"));
     m_table->horizontalHeaderItem(TargetColumn)
         ->setToolTip(tr("Where it delivers: a webhook's scheme and host, an exec processor's program"));
-    m_table->horizontalHeaderItem(InFlightColumn)->setToolTip(tr("Messages it holds now, of the most it may hold at once"));
+    m_table->horizontalHeaderItem(InFlightColumn)
+        ->setToolTip(tr("Messages it holds now, of the most it may hold at once"));
     m_table->horizontalHeaderItem(FailuresColumn)
-        ->setToolTip(tr("Deliveries it failed (declined, an error answer, a timeout); max_deliveries decides dead-lettering"));
+        ->setToolTip(
+            tr("Deliveries it failed (declined, an error answer, a timeout); max_deliveries decides dead-lettering"));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
@@ -93,7 +96,8 @@ void ProcessorsPanel::showProcessors(const QString &queue, const ProcessorStatus
                 status.target.isEmpty() ? tr("A C++ callable in the broker's process") : status.target);
         setCell(row, InFlightColumn, tr("%1 / %2").arg(formatCount(status.inFlight), formatCount(status.concurrency)));
         setCell(row, SuccessesColumn, formatCount(status.successes),
-                status.lastSuccessAtMs > 0 ? tr("Last success %1").arg(formatTimestamp(status.lastSuccessAtMs)) : QString());
+                status.lastSuccessAtMs > 0 ? tr("Last success %1").arg(formatTimestamp(status.lastSuccessAtMs))
+                                           : QString());
         setCell(row, FailuresColumn, formatCount(status.failures));
         setCell(row, LastErrorColumn,
                 status.lastError.isEmpty() ? QStringLiteral("—")

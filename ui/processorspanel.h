@@ -19,8 +19,16 @@ class ProcessorsPanel : public QGroupBox
 {
     Q_OBJECT
 public:
-    enum Column { StateColumn, KindColumn, TargetColumn, InFlightColumn, SuccessesColumn, FailuresColumn,
-                  LastErrorColumn, ColumnCount };
+    enum Column {
+        StateColumn,
+        KindColumn,
+        TargetColumn,
+        InFlightColumn,
+        SuccessesColumn,
+        FailuresColumn,
+        LastErrorColumn,
+        ColumnCount
+    };
 
     explicit ProcessorsPanel(QWidget *parent = nullptr);
 

@@ -17,8 +17,8 @@ void append(QByteArray &out, const WebhookStatus &webhook)
 {
     appendOne(out, "brokerdesk_notification_webhook_queued", "gauge",
               "Notifications waiting to be sent to the notification webhook.", webhook.queued);
-    appendOne(out, "brokerdesk_notification_webhook_delivered_total", "counter",
-              "Notifications the webhook accepted.", webhook.delivered);
+    appendOne(out, "brokerdesk_notification_webhook_delivered_total", "counter", "Notifications the webhook accepted.",
+              webhook.delivered);
     appendOne(out, "brokerdesk_notification_webhook_failed_total", "counter",
               "Notifications given up on after the last attempt.", webhook.failed);
     appendOne(out, "brokerdesk_notification_webhook_dropped_total", "counter",

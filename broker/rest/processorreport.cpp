@@ -103,10 +103,10 @@ QJsonObject openApiSchemas()
     QJsonObject properties{
         {QStringLiteral("id"), typed("integer")},
         {QStringLiteral("queue"), typed("string")},
-        {QStringLiteral("kind"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
-                                             {QStringLiteral("enum"), QJsonArray{QStringLiteral("callable"),
-                                                                                 QStringLiteral("webhook"),
-                                                                                 QStringLiteral("exec")}}}},
+        {QStringLiteral("kind"),
+         QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                     {QStringLiteral("enum"),
+                      QJsonArray{QStringLiteral("callable"), QStringLiteral("webhook"), QStringLiteral("exec")}}}},
         {QStringLiteral("target"), typed("string")},
         {QStringLiteral("concurrency"), typed("integer")},
         {QStringLiteral("in_flight"), typed("integer")},
@@ -131,7 +131,8 @@ QJsonObject openApiSchemas()
          QJsonObject{{QStringLiteral("processors"),
                       QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
                                   {QStringLiteral("items"),
-                                   QJsonObject{{QStringLiteral("$ref"), QStringLiteral("#/components/schemas/Processor")}}}}},
+                                   QJsonObject{
+                                       {QStringLiteral("$ref"), QStringLiteral("#/components/schemas/Processor")}}}}},
                      {QStringLiteral("count"), typed("integer")}}}};
     return QJsonObject{{QStringLiteral("Processor"), processor}, {QStringLiteral("ProcessorList"), list}};
 }

@@ -12,9 +12,13 @@ namespace Broker::Rest {
 
 ProcessorsController::ProcessorsController(RestContext &context, Router &router) : Controller(context)
 {
-    router.add({QHttpServerRequest::Method::Get, QStringLiteral("/processors"),
+    router.add({QHttpServerRequest::Method::Get,
+                QStringLiteral("/processors"),
                 QStringLiteral("Processors and how each is doing (optionally those of one queue)"),
-                QStringLiteral("view_metrics"), true, {200, 400, 403}, {QStringLiteral("queue")},
+                QStringLiteral("view_metrics"),
+                true,
+                {200, 400, 403},
+                {QStringLiteral("queue")},
                 [this](const ExchangePtr &exchange) { list(exchange); }});
 }
 

@@ -21,7 +21,8 @@ private:
 
     Run ctl(const QStringList &arguments, const QByteArray &input = {}) const
     {
-        return m_ctl.ctl(arguments, input, {QStringLiteral("API_KEY=") + QString::fromLatin1(Broker::Testing::AdminKey)});
+        return m_ctl.ctl(arguments, input,
+                         {QStringLiteral("API_KEY=") + QString::fromLatin1(Broker::Testing::AdminKey)});
     }
 
 private Q_SLOTS:
@@ -55,17 +56,17 @@ void TestBrokerctlProcessors::output_data()
     QTest::addColumn<QStringList>("arguments");
     QTest::addColumn<QList<QByteArray>>("lines"); // each must be a line of the output, trimmed
 
-    QTest::addRow("text-one-line-each")
-        << QStringList{"processors", "-o", "text"}
-        << QList<QByteArray>{"1\torders\tcallable\t-\trunning\t0/1\t1\t0\t-\t-",
-                             "2\taudit\tcallable\t-\tfailing\t0/1\t0\t1\t*\tdeclined"};
+    QTest::addRow("text-one-line-each") << QStringList{"processors", "-o", "text"}
+                                        << QList<QByteArray>{"1\torders\tcallable\t-\trunning\t0/1\t1\t0\t-\t-",
+                                                             "2\taudit\tcallable\t-\tfailing\t0/1\t0\t1\t*\tdeclined"};
     QTest::addRow("list-is-the-default-action")
         << QStringList{"processors", "list", "-o", "text", "--queue", "audit"}
         << QList<QByteArray>{"2\taudit\tcallable\t-\tfailing\t0/1\t0\t1\t*\tdeclined"};
     QTest::addRow("table-has-headers")
         << QStringList{"processors", "-o", "table", "--queue", "orders"}
-        << QList<QByteArray>{"ID  QUEUE   KIND      TARGET  STATE    IN FLIGHT  SUCCESSES  FAILURES  LAST ERROR AT  LAST ERROR",
-                             "1   orders  callable  -       running  0/1        1          0         -              -"};
+        << QList<QByteArray>{
+               "ID  QUEUE   KIND      TARGET  STATE    IN FLIGHT  SUCCESSES  FAILURES  LAST ERROR AT  LAST ERROR",
+               "1   orders  callable  -       running  0/1        1          0         -              -"};
 }
 
 void TestBrokerctlProcessors::output()
@@ -103,9 +104,10 @@ void TestBrokerctlProcessors::usageAndErrors_data()
     QTest::addColumn<int>("jsonCount"); // -1: no JSON expected
 
     QTest::addRow("json-is-the-broker-answer") << QStringList{"processors", "-o", "json"} << 0 << QByteArray() << 2;
-    QTest::addRow("json-filtered") << QStringList{"processors", "-o", "json", "--queue", "orders"} << 0 << QByteArray() << 1;
-    QTest::addRow("queue-without-processors") << QStringList{"processors", "-o", "json", "--queue", "nothing.here"} << 0
-                                              << QByteArray() << 0;
+    QTest::addRow("json-filtered") << QStringList{"processors", "-o", "json", "--queue", "orders"} << 0 << QByteArray()
+                                   << 1;
+    QTest::addRow("queue-without-processors")
+        << QStringList{"processors", "-o", "json", "--queue", "nothing.here"} << 0 << QByteArray() << 0;
     QTest::addRow("invalid-queue-name-is-the-brokers-400")
         << QStringList{"processors", "--queue", "bad name"} << 3 << QByteArray("Invalid queue name") << -1;
     QTest::addRow("unknown-action") << QStringList{"processors", "restart"} << 2

@@ -4,8 +4,8 @@
 // details for a view_metrics key), the brokerdesk_processor_* and brokerdesk_notification_webhook_*
 // families of /metrics, and the OpenAPI document's entry. The processors are real C++ callables
 // on the engine, one that accepts and one that declines, so the statuses are the engine's own.
-#include "restfixture.h"
 #include "errors/webhooksender.h"
+#include "restfixture.h"
 
 #include <QJsonArray>
 #include <QTcpServer>
@@ -24,7 +24,9 @@ struct ProcessorsFixture : RestFixture
     {
         if (request("POST", "/queues", AdminKey, R"({"name":"orders"})").status != 200
             || request("POST", "/queues", AdminKey,
-                       R"({"name":"audit","options":{"max_deliveries":2,"dead_letter_queue":true}})").status != 200)
+                       R"({"name":"audit","options":{"max_deliveries":2,"dead_letter_queue":true}})")
+                    .status
+                != 200)
             return false;
         accepting = broker.registerProcessor(QStringLiteral("orders"), [](const Message &) { return true; });
         declining = broker.registerProcessor(QStringLiteral("audit"), [](const Message &) { return false; });
@@ -131,11 +133,13 @@ void TestProcessorsEndpoint::queueFilter_data()
     QTest::addColumn<QStringList>("queues");
     QTest::addColumn<QString>("error");
 
-    QTest::addRow("no-filter-lists-all") << QByteArray("/processors") << 200 << QStringList{"orders", "audit"} << QString();
+    QTest::addRow("no-filter-lists-all") << QByteArray("/processors") << 200 << QStringList{"orders", "audit"}
+                                         << QString();
     QTest::addRow("one-queue") << QByteArray("/processors?queue=audit") << 200 << QStringList{"audit"} << QString();
     QTest::addRow("queue-without-processors-is-empty")
         << QByteArray("/processors?queue=audit.dlq") << 200 << QStringList{} << QString();
-    QTest::addRow("unknown-queue-is-empty") << QByteArray("/processors?queue=nowhere") << 200 << QStringList{} << QString();
+    QTest::addRow("unknown-queue-is-empty")
+        << QByteArray("/processors?queue=nowhere") << 200 << QStringList{} << QString();
     QTest::addRow("invalid-name-is-400") << QByteArray("/processors?queue=bad%20name") << 400 << QStringList{}
                                          << QString("Invalid queue name");
     QTest::addRow("empty-name-is-400") << QByteArray("/processors?queue=") << 400 << QStringList{}
@@ -252,17 +256,21 @@ void TestProcessorsEndpoint::metricsPerProcessor()
     QVERIFY(f.startProcessors());
     const HttpResponse r = f.request("GET", "/metrics", AdminKey);
     QCOMPARE(r.status, 200);
-    const QByteArray orders = "{queue=\"orders\",processor=\"" + QByteArray::number(f.accepting) + "\",kind=\"callable\"} ";
-    const QByteArray audit = "{queue=\"audit\",processor=\"" + QByteArray::number(f.declining) + "\",kind=\"callable\"} ";
+    const QByteArray orders =
+        "{queue=\"orders\",processor=\"" + QByteArray::number(f.accepting) + "\",kind=\"callable\"} ";
+    const QByteArray audit =
+        "{queue=\"audit\",processor=\"" + QByteArray::number(f.declining) + "\",kind=\"callable\"} ";
     const QList<QByteArray> lines = r.body.split('\n');
     for (const QByteArray &expected :
          {"brokerdesk_processor_successes_total" + orders + "1", "brokerdesk_processor_failures_total" + orders + "0",
           "brokerdesk_processor_successes_total" + audit + "0", "brokerdesk_processor_failures_total" + audit + "2",
           "brokerdesk_processor_in_flight" + orders + "0", "brokerdesk_processor_concurrency" + orders + "1",
           "brokerdesk_processor_running" + audit + "1", "brokerdesk_processor_failing" + orders + "0",
-          "brokerdesk_processor_failing" + audit + "1", QByteArray("# TYPE brokerdesk_processor_successes_total counter"),
+          "brokerdesk_processor_failing" + audit + "1",
+          QByteArray("# TYPE brokerdesk_processor_successes_total counter"),
           QByteArray("# TYPE brokerdesk_processor_failures_total counter"),
-          QByteArray("# TYPE brokerdesk_processor_in_flight gauge"), QByteArray("# TYPE brokerdesk_processor_failing gauge")}) {
+          QByteArray("# TYPE brokerdesk_processor_in_flight gauge"),
+          QByteArray("# TYPE brokerdesk_processor_failing gauge")}) {
         QVERIFY2(lines.contains(expected), expected.constData());
     }
     for (const char *family : {"successes_total", "failures_total", "in_flight", "concurrency", "running", "failing"})
@@ -299,14 +307,13 @@ void TestProcessorsEndpoint::metricsCountNotifications()
     r = f.request("GET", "/metrics", AdminKey);
     QCOMPARE(r.status, 200);
     const QList<QByteArray> lines = r.body.split('\n');
-    for (const QByteArray &expected :
-         {QByteArray("brokerdesk_notification_webhook_queued 0"),
-          QByteArray("brokerdesk_notification_webhook_delivered_total 0"),
-          QByteArray("brokerdesk_notification_webhook_failed_total 1"),
-          QByteArray("brokerdesk_notification_webhook_dropped_total 0"),
-          QByteArray("brokerdesk_notification_webhook_failing 1"),
-          QByteArray("# TYPE brokerdesk_notification_webhook_failed_total counter"),
-          QByteArray("# TYPE brokerdesk_notification_webhook_queued gauge")}) {
+    for (const QByteArray &expected : {QByteArray("brokerdesk_notification_webhook_queued 0"),
+                                       QByteArray("brokerdesk_notification_webhook_delivered_total 0"),
+                                       QByteArray("brokerdesk_notification_webhook_failed_total 1"),
+                                       QByteArray("brokerdesk_notification_webhook_dropped_total 0"),
+                                       QByteArray("brokerdesk_notification_webhook_failing 1"),
+                                       QByteArray("# TYPE brokerdesk_notification_webhook_failed_total counter"),
+                                       QByteArray("# TYPE brokerdesk_notification_webhook_queued gauge")}) {
         QVERIFY2(lines.contains(expected), expected.constData());
     }
     QVERIFY2(!r.body.contains("token") && !r.body.contains(QByteArray::number(port)), r.body.constData());
@@ -324,8 +331,16 @@ void TestProcessorsEndpoint::openApiDescribesTheList()
     const QJsonObject responses = get.value("responses").toObject();
     for (const char *status : {"200", "400", "401", "403"})
         QVERIFY2(responses.contains(status), status);
-    QCOMPARE(responses.value("200").toObject().value("content").toObject().value("application/json").toObject()
-                 .value("schema").toObject().value("$ref").toString(),
+    QCOMPARE(responses.value("200")
+                 .toObject()
+                 .value("content")
+                 .toObject()
+                 .value("application/json")
+                 .toObject()
+                 .value("schema")
+                 .toObject()
+                 .value("$ref")
+                 .toString(),
              QString("#/components/schemas/ProcessorList"));
     const QJsonObject schemas = document.value("components").toObject().value("schemas").toObject();
     QVERIFY(schemas.contains("ProcessorList"));

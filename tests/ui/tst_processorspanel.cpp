@@ -65,9 +65,10 @@ void TestProcessorsPanel::showsTheQueuesProcessors_data()
         << ProcessorStatusList{status(1, "audit", 0, 3, true)} << false << QStringList{} << QString();
     QTest::addRow("running") << ProcessorStatusList{status(1, "orders", 5, 0, false), status(2, "audit", 0, 1, true)}
                              << true << QStringList{"running"} << QString("1 processor · all running");
-    QTest::addRow("failing-is-marked")
-        << ProcessorStatusList{status(1, "orders", 5, 0, false), status(4, "orders", 0, 2, true)} << true
-        << QStringList{"running", "failing"} << QString("2 processors · 1 failing");
+    QTest::addRow("failing-is-marked") << ProcessorStatusList{status(1, "orders", 5, 0, false),
+                                                              status(4, "orders", 0, 2, true)}
+                                       << true << QStringList{"running", "failing"}
+                                       << QString("2 processors · 1 failing");
     QTest::addRow("recovered-is-running-with-its-old-error")
         << ProcessorStatusList{status(1, "orders", 7, 2, false)} << true << QStringList{"running"}
         << QString("1 processor · all running");
