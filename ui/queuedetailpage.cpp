@@ -5,6 +5,7 @@
 #include "forecastalerts.h"
 #include "format.h"
 #include "messagebrowser.h"
+#include "processorspanel.h"
 #include "queueoptionsform.h"
 #include "ratechart.h"
 
@@ -115,6 +116,8 @@ QueueDetailPage::QueueDetailPage(BrokerClient &client, QWidget *parent) : QWidge
     m_groups->setMaximumHeight(140);
     groupsLayout->addWidget(m_groups);
     overviewLayout->addWidget(m_groupsBox);
+    m_processors = new ProcessorsPanel;
+    overviewLayout->addWidget(m_processors);
 
     m_levels = new RateChart;
     m_levels->setObjectName(QStringLiteral("levelsChart"));
@@ -173,6 +176,7 @@ void QueueDetailPage::showQueue(const QString &queue, Tab tab)
         m_lastSampleMs = 0;
         m_title->setText(queue);
         m_title->setToolTip(queue);
+        m_processors->showProcessors(queue, {}); // until the next snapshot: never another queue's
         m_messages->showQueue(queue);
     }
     m_tabs->setCurrentIndex(tab);
@@ -182,6 +186,8 @@ void QueueDetailPage::showSnapshot(const BrokerSnapshot &snapshot)
 {
     if (m_queue.isEmpty())
         return;
+    // Before the queue is looked up: a processor outlives a deleted queue, stopped, and says so.
+    m_processors->showProcessors(m_queue, snapshot.processors);
     const QueueInfo *queue = findQueue(snapshot.queues, m_queue);
     if (!queue) {
         if (m_present || m_summary->text().isEmpty())

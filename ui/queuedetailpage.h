@@ -14,11 +14,12 @@ class QTableWidget;
 namespace Broker::Ui {
 
 class MessageBrowser;
+class ProcessorsPanel;
 class QueueOptionsForm;
 class RateChart;
 
 // One queue in full, opened from the queues table: its options (editable where they can change),
-// lifetime totals, consumer groups of a stream, a forecast, charts of its depth and rates, and a
+// lifetime totals, consumer groups of a stream, its processors, a forecast, charts of its depth and rates, and a
 // Messages tab that browses its messages by state. Fed by the same snapshots as the other pages;
 // it looks its queue up by name (binary search), so a tick costs the same at 10 or 10,000 queues,
 // and it keeps a chart history for this one queue only, from the moment it is opened.
@@ -39,6 +40,7 @@ public:
     QueueOptionsForm *optionsForm() const { return m_options; }
     MessageBrowser *messageBrowser() const { return m_messages; }
     QTabWidget *tabs() const { return m_tabs; }
+    ProcessorsPanel *processorsPanel() const { return m_processors; }
     // Texts shown, for tests: "published" -> "1,234", "forecast" -> "full in 3 min 5 s".
     QString shownValue(const QString &name) const;
     int chartSamples() const;
@@ -67,6 +69,7 @@ private:
     QSpinBox *m_warnWithin;
     QWidget *m_groupsBox;
     QTableWidget *m_groups;
+    ProcessorsPanel *m_processors;
     RateChart *m_levels;
     RateChart *m_rates;
     MessageBrowser *m_messages;

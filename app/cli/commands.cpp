@@ -33,6 +33,7 @@ QString Commands::usage()
         "  users list | users add ID --roles R[,R] [--name N] | users rotate|delete ID\n"
         "  users disable|enable ID | users roles ID R[,R]\n"
         "  errors [--limit N]                      the broker's recent errors\n"
+        "  processors [list] [--queue Q]           processors: in flight, successes, failures, last error\n"
         "  export definitions [FILE]               queues, roles and users (no keys) as JSON\n"
         "  import definitions FILE                 add what is missing; new users' keys shown once\n"
         "  export messages QUEUE [FILE]            messages as JSON Lines, page by page (--state S)\n"
@@ -52,7 +53,7 @@ const QStringList &Commands::commandNames()
     static const QStringList names{QStringLiteral("health"),  QStringLiteral("queues"), QStringLiteral("publish"),
                                    QStringLiteral("consume"), QStringLiteral("ack"),    QStringLiteral("nack"),
                                    QStringLiteral("extend"),  QStringLiteral("events"), QStringLiteral("users"),
-                                   QStringLiteral("errors"),  QStringLiteral("export"), QStringLiteral("import"),
+                                   QStringLiteral("errors"),  QStringLiteral("processors"), QStringLiteral("export"), QStringLiteral("import"),
                                    QStringLiteral("metrics"), QStringLiteral("demo"),   QStringLiteral("profiles"),
                                    QStringLiteral("shell"),   QStringLiteral("help")};
     return names;
@@ -140,6 +141,8 @@ void Commands::run(const QStringList &words)
         return metrics();
     if (command == u"errors")
         return errors();
+    if (command == u"processors")
+        return processors(words);
     if (command == u"events")
         return events(words);
     if (command == u"export" || command == u"import")

@@ -19,7 +19,7 @@ enum ExitCode { Ok = 0, Failure = 1, UsageError = 2, HttpError = 3, ConnectionEr
 // The subcommands. Each runs asynchronously and ends by calling `finish` with an exit code.
 // This class is the one entry point; its handlers live by command group: commands.cpp (dispatch
 // and the request plumbing), queuecommands.cpp, messagecommands.cpp, usercommands.cpp and
-// operationcommands.cpp (health, metrics, demo).
+// operationcommands.cpp (health, metrics, processors, demo).
 class Commands : public QObject
 {
     Q_OBJECT
@@ -59,6 +59,7 @@ private:
     void health();
     void metrics();
     void errors();
+    void processors(const QStringList &words);
     void events(const QStringList &words);
     void demo();
     void demoStep(const QString &queue, int published, int consumed);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// For operators: health, metrics, errors, events, and demo (a throughput run on a queue of its own).
+// For operators: health, metrics, errors, processors, events, and demo (a throughput run on a queue of its own).
 #include "commands.h"
 
 #include "commandsupport.h"
@@ -48,6 +48,40 @@ void Commands::errors()
                             rows, raw);
              m_finish(Ok);
          });
+}
+
+void Commands::processors(const QStringList &words)
+{
+    const QString action = words.value(1);
+    if (!action.isEmpty() && action != u"list")
+        return fail(UsageError, QStringLiteral("usage: brokerctl processors [list] [--queue Q]"));
+    QString path = QStringLiteral("/processors");
+    if (m_parser.isSet(QStringLiteral("queue")))
+        path += QStringLiteral("?queue=") + encoded(option("queue"));
+    call("GET", path, {}, [this](const QJsonValue &json, const QByteArray &raw) {
+        QList<QStringList> rows;
+        for (const QJsonValue &processor : json[QStringLiteral("processors")].toArray()) {
+            const QJsonObject p = processor.toObject();
+            // One word a person can scan for: a stopped processor is worse than a failing one.
+            const QString state = !p[QStringLiteral("running")].toBool() ? QStringLiteral("stopped")
+                : p[QStringLiteral("failing")].toBool()                  ? QStringLiteral("failing")
+                                                                         : QStringLiteral("running");
+            const QString target = p[QStringLiteral("target")].toString();
+            rows.append({Output::cell(p[QStringLiteral("id")]), p[QStringLiteral("queue")].toString(),
+                         p[QStringLiteral("kind")].toString(), target.isEmpty() ? QStringLiteral("-") : target, state,
+                         QStringLiteral("%1/%2").arg(Output::cell(p[QStringLiteral("in_flight")]),
+                                                     Output::cell(p[QStringLiteral("concurrency")])),
+                         Output::cell(p[QStringLiteral("successes")]), Output::cell(p[QStringLiteral("failures")]),
+                         Output::time(p[QStringLiteral("last_error_at")]),
+                         p[QStringLiteral("last_error")].isNull() ? QStringLiteral("-")
+                                                                  : p[QStringLiteral("last_error")].toString()});
+        }
+        m_output.table({QStringLiteral("ID"), QStringLiteral("QUEUE"), QStringLiteral("KIND"), QStringLiteral("TARGET"),
+                        QStringLiteral("STATE"), QStringLiteral("IN FLIGHT"), QStringLiteral("SUCCESSES"),
+                        QStringLiteral("FAILURES"), QStringLiteral("LAST ERROR AT"), QStringLiteral("LAST ERROR")},
+                       rows, raw);
+        m_finish(Ok);
+    });
 }
 
 void Commands::events(const QStringList &words)

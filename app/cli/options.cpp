@@ -43,6 +43,7 @@ void defineCommandOptions(QCommandLineParser &parser)
     valueOption("messages", "demo: messages to send.", "N");
     valueOption("batch", "Messages per request (demo, export messages, import messages).", "N");
     valueOption("state", "queues browse, export messages: ready (default), delayed, in_flight, dead; export: or all.", "S");
+    valueOption("queue", "processors: only the processors of this queue.", "Q");
     valueOption("url", "Broker URL (API_URL; default http://localhost:8080); for profiles add too.", "URL");
     valueOption("key-file", "profiles add: the file holding the profile's API key.", "FILE");
     valueOption("key-command", "profiles add: a command that prints the profile's API key.", "CMD");

@@ -36,6 +36,7 @@ const QStringList QueueActions{QStringLiteral("list"),   QStringLiteral("create"
 const QStringList UserActions{QStringLiteral("list"),   QStringLiteral("add"),     QStringLiteral("rotate"),
                               QStringLiteral("delete"), QStringLiteral("disable"), QStringLiteral("enable"),
                               QStringLiteral("roles")};
+const QStringList ProcessorActions{QStringLiteral("list")};
 const QStringList TransferObjects{QStringLiteral("definitions"), QStringLiteral("messages")};
 QStringList g_queueNames;
 
@@ -62,6 +63,8 @@ char **complete(const char *text, int start, int)
         g_completions = QueueActions;
     else if (before.first() == u"users" && before.size() == 1)
         g_completions = UserActions;
+    else if (before.first() == u"processors" && before.size() == 1)
+        g_completions = ProcessorActions;
     else if ((before.first() == u"export" || before.first() == u"import") && before.size() == 1)
         g_completions = TransferObjects;
     else

@@ -2,6 +2,7 @@
 #include "openapi.h"
 
 #include "definitionscontroller.h"
+#include "processorreport.h"
 #include "rawresponse.h"
 
 #include <QJsonArray>
@@ -55,6 +56,7 @@ struct NamedBodies
 constexpr NamedBodies NamedBodySchemas[] = {
     {"GET /definitions", "", "Definitions"},
     {"POST /definitions", "Definitions", "DefinitionsImport"},
+    {"GET /processors", "", "ProcessorList"},
 };
 
 const NamedBodies *namedBodies(const Route &route)
@@ -141,6 +143,9 @@ QJsonObject openApiDocument(const Router &router, const QString &version)
                                                                          {QStringLiteral("in"), QStringLiteral("header")},
                                                                          {QStringLiteral("name"), QStringLiteral("X-API-Key")}}}});
     QJsonObject schemas = DefinitionsController::openApiSchemas();
+    const QJsonObject processorSchemas = ProcessorReport::openApiSchemas();
+    for (auto it = processorSchemas.constBegin(); it != processorSchemas.constEnd(); ++it)
+        schemas.insert(it.key(), it.value());
     schemas.insert(QStringLiteral("Problem"), problemSchema());
     components.insert(QStringLiteral("schemas"), schemas);
 

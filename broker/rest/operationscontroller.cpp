@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "operationscontroller.h"
 
+#include "notificationmetrics.h"
 #include "openapi.h"
+#include "processorreport.h"
 #include "requestparsing.h"
 #include "restserver.h"
 #include "serializers.h"
@@ -156,6 +158,10 @@ void OperationsController::sendHealth(const ExchangePtr &exchange, const HealthS
     components.insert(QStringLiteral("api"), api);
     if (const std::optional<WebhookStatus> webhook = m_context.errors.webhookStatus())
         components.insert(QStringLiteral("notifications"), webhookComponent(*webhook, detailed));
+    // Like the notifications: a failing processor is a component's trouble, not the broker's, so
+    // the overall status stays the storage's (and gCore clients' "healthy" check keeps its meaning).
+    if (const ProcessorStatusList processors = m_context.broker.processorStatuses(); !processors.isEmpty())
+        components.insert(QStringLiteral("processors"), ProcessorReport::healthComponent(processors, detailed));
     QJsonObject json;
     json.insert(QStringLiteral("status"), QString::fromLatin1(healthStatusName(summary.health)));
     json.insert(QStringLiteral("queues"), summary.queues);
@@ -276,6 +282,9 @@ void OperationsController::metrics(const ExchangePtr &exchange)
                           [](const QueueInfo &q) { return q.counters.expired; });
         appendQueueMetric(out, "brokerdesk_queue_dead_lettered_total", "counter", "Messages moved to the dead-letter queue.",
                           s.queues, [](const QueueInfo &q) { return q.counters.deadLettered; });
+        ProcessorReport::appendMetrics(out, s.processors);
+        if (s.notificationWebhook)
+            NotificationMetrics::append(out, *s.notificationWebhook);
         appendGauge(out, "brokerdesk_http_connections", "Open client connections.", double(m_server.connectionCount()));
         appendGuardMetrics(out, m_server.guardStats(), m_server.bufferedBytes());
         out += m_server.httpMetrics().exposition();

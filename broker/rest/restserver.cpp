@@ -7,6 +7,7 @@
 #include "messageactionscontroller.h"
 #include "messagescontroller.h"
 #include "operationscontroller.h"
+#include "processorscontroller.h"
 #include "queuescontroller.h"
 #include "requestchannel.h"
 #include "userscontroller.h"
@@ -27,6 +28,7 @@ RestServer::RestServer(RestContext context, QObject *parent)
     m_controllers.push_back(std::make_unique<MessagesController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<UsersController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<DefinitionsController>(m_context, m_router));
+    m_controllers.push_back(std::make_unique<ProcessorsController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<OperationsController>(m_context, m_router, *this));
 }
 
