@@ -45,7 +45,8 @@ Exchange::Exchange(const QHttpServerRequest &request, RequestChannel *channel)
       m_headers(request.headers()),
       m_body(request.body()),
       m_remote(request.remoteAddress()),
-      m_requestId(channel ? channel->meta().requestId : QByteArray())
+      m_requestId(channel ? channel->meta().requestId : QByteArray()),
+      m_requestNumber(channel ? channel->requestNumber() : 0)
 {
     m_timer.start();
 }
@@ -164,7 +165,7 @@ void Exchange::send(int status, const QByteArray &contentType, const QByteArray 
         return;
     m_answered = true;
     m_status = status;
-    if (m_channel && !m_channel->isFinished()) {
+    if (m_channel && m_channel->isAnswerable(m_requestNumber)) {
         const bool close = m_closeAfter || !m_channel->meta().keepAlive;
         ResponseBuilder response(status, body, isHead());
         if (!contentType.isEmpty())

@@ -84,6 +84,7 @@ private:
     QByteArray m_body;
     QHostAddress m_remote;
     QByteArray m_requestId;
+    quint64 m_requestNumber;  // of the channel's request this answers
     QElapsedTimer m_timer;
     bool m_answered = false;
     bool m_closeAfter = false;

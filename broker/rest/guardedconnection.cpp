@@ -58,8 +58,16 @@ GuardedConnection::GuardedConnection(ClientSocket *socket, GuardedTcpServer &ser
 
 GuardedConnection::~GuardedConnection()
 {
-    if (m_channel)
-        disconnect(m_channel, nullptr, this, nullptr);
+    releaseChannel();
+}
+
+void GuardedConnection::releaseChannel()
+{
+    if (!m_channel)
+        return;
+    disconnect(m_channel, nullptr, this, nullptr);
+    m_channel->release();
+    m_channel = nullptr;
 }
 
 void GuardedConnection::armIdle()
@@ -73,7 +81,7 @@ void GuardedConnection::readSocket()
     // to the event loop, so that a fast client cannot keep the others waiting), the framer refuses
     // the input, or there is nothing more to read.
     const quint64 servedBefore = m_dispatched;
-    while (!m_channel && !m_closing && !m_waitingForOutput && !m_resumeScheduled && m_dispatched == servedBefore) {
+    while (!m_inRequest && !m_closing && !m_waitingForOutput && !m_resumeScheduled && m_dispatched == servedBefore) {
         const qint64 got = m_socket->readInto(m_buffer, m_server.options().socketReadBufferBytes);
         if (got <= 0)
             return;
@@ -83,7 +91,7 @@ void GuardedConnection::readSocket()
 
 void GuardedConnection::process()
 {
-    while (!m_channel && !m_closing && !m_waitingForOutput) {
+    while (!m_inRequest && !m_closing && !m_waitingForOutput) {
         if (m_buffer.isEmpty() && !m_framer) {
             if (m_draining)
                 close();
@@ -119,7 +127,7 @@ void GuardedConnection::process()
             dispatch();
             // Answered at once: the next pipelined request waits for the next pass of the event
             // loop, so that a client with thousands of them queued does not hold up the others.
-            if (!m_channel && !m_closing && !m_buffer.isEmpty())
+            if (!m_inRequest && !m_closing && !m_buffer.isEmpty())
                 scheduleResume();
             return;
         }
@@ -144,13 +152,20 @@ void GuardedConnection::dispatch()
     m_buffer.remove(0, size);
     m_framer.reset();
 
-    auto *channel = new RequestChannel(std::move(request), std::move(meta));
-    m_channel = channel;
-    connect(channel, &RequestChannel::responseReady, this, &GuardedConnection::respond);
-    connect(channel, &RequestChannel::abandoned, this, [this] { refuse(400, "Malformed request"); });
+    // One channel for the connection, handed to QHttpServer with its first request.
+    const bool first = !m_channel;
+    if (first) {
+        m_channel = new RequestChannel(meta.peerAddress, meta.peerPort);
+        connect(m_channel, &RequestChannel::responseReady, this, &GuardedConnection::respond);
+        connect(m_channel, &RequestChannel::abandoned, this, [this] { refuse(400, "Malformed request"); });
+    }
+    RequestChannel *channel = m_channel;
+    channel->load(std::move(request), std::move(meta));
+    m_inRequest = true;
     m_socket->setReadingPaused(true);
     m_dispatching = true;
-    m_server.hand(channel);
+    if (first)
+        m_server.hand(channel);
     channel->deliver();
     m_dispatching = false;
 }
@@ -158,7 +173,7 @@ void GuardedConnection::dispatch()
 void GuardedConnection::respond(const QByteArray &response, bool closeConnection)
 {
     const bool keepAlive = m_channel && m_channel->meta().keepAlive;
-    m_channel = nullptr;
+    m_inRequest = false;
     if (m_peerGone) {
         finishIfDone();
         return;
@@ -188,7 +203,7 @@ void GuardedConnection::scheduleResume()
 void GuardedConnection::resume()
 {
     m_resumeScheduled = false;
-    if (m_channel || m_closing || m_waitingForOutput)
+    if (m_inRequest || m_closing || m_waitingForOutput)
         return;
     m_socket->setReadingPaused(false);
     const quint64 servedBefore = m_dispatched;
@@ -201,7 +216,7 @@ bool GuardedConnection::answeringHead() const
 {
     // A refusal answers the request being read (or QHttpServer's, when it gave up on it); a
     // response to HEAD has no body (RFC 9110, 9.3.2), whatever its status.
-    if (m_channel)
+    if (m_inRequest)
         return m_channel->meta().head;
     if (m_framer && m_framer->headComplete())
         return m_framer->head().method == "HEAD";
@@ -213,9 +228,10 @@ void GuardedConnection::refuse(int status, const QByteArray &reason)
     if (m_closing)
         return;
     const bool headRequest = answeringHead();
-    if (m_channel) { // QHttpServer could not parse what the framer let through
+    if (m_inRequest) { // QHttpServer could not parse what the framer let through; it closes the channel
         disconnect(m_channel, nullptr, this, nullptr);
         m_channel = nullptr;
+        m_inRequest = false;
     }
     const QByteArray requestId = newRequestId();
     const QString text = QString::fromLatin1(reason);
@@ -261,7 +277,7 @@ void GuardedConnection::outputDrained()
     m_waitingForOutput = false;
     m_socket->setReadingPaused(false);
     process();
-    if (!m_channel && !m_closing && !m_waitingForOutput && !m_framer)
+    if (!m_inRequest && !m_closing && !m_waitingForOutput && !m_framer)
         armIdle();
     readSocket();
 }
@@ -315,18 +331,18 @@ qint64 GuardedConnection::bufferedBytes() const
 void GuardedConnection::drain()
 {
     m_draining = true;
-    if (m_channel)
+    if (m_inRequest)
         m_channel->preventKeepAlive();
     // A client that is not reading its answers gets no more of them: the requests it has queued
     // behind are not answered, and what it was sent goes out while the socket lingers.
-    if (!m_channel && ((!m_framer && m_buffer.isEmpty()) || m_waitingForOutput))
+    if (!m_inRequest && ((!m_framer && m_buffer.isEmpty()) || m_waitingForOutput))
         close();
 }
 
 void GuardedConnection::peerLeft()
 {
     m_peerGone = true;
-    if (m_channel)
+    if (m_inRequest)
         m_channel->markClientGone();
     m_closing = true;
     m_idleTimer.stop();
@@ -339,8 +355,9 @@ void GuardedConnection::peerLeft()
 void GuardedConnection::finishIfDone()
 {
     // A request still with QHttpServer keeps this object (and its channel's receiver) alive.
-    if (m_channel || !(m_peerGone || !m_socket->isOpen()))
+    if (m_inRequest || !(m_peerGone || !m_socket->isOpen()))
         return;
+    releaseChannel();
     deleteLater();
 }
 

@@ -46,6 +46,7 @@ private:
     void close();
     void peerLeft();
     void finishIfDone();
+    void releaseChannel();
     void armIdle();
     void scheduleResume();
     void resume();
@@ -61,7 +62,8 @@ private:
     GuardedTcpServer &m_server;
     QByteArray m_buffer;                 // received, not yet handed on
     std::optional<RequestFramer> m_framer;
-    QPointer<RequestChannel> m_channel;  // the request QHttpServer is working on
+    QPointer<RequestChannel> m_channel;  // this connection's way into QHttpServer, from its first request on
+    bool m_inRequest = false;            // a request is with QHttpServer: its answer has not come back
     QTimer m_idleTimer;
     QTimer m_headTimer;
     QTimer m_requestTimer;

@@ -2,15 +2,15 @@
 #include "requestchannel.h"
 
 #include <cstring>
+#include <utility>
 
 namespace Broker::Rest {
 
-RequestChannel::RequestChannel(QByteArray request, RequestMeta meta, QObject *parent)
-    : QTcpSocket(parent), m_request(std::move(request)), m_meta(std::move(meta))
+RequestChannel::RequestChannel(const QHostAddress &peerAddress, quint16 peerPort, QObject *parent)
+    : QTcpSocket(parent)
 {
-    m_received.start();
-    setPeerAddress(m_meta.peerAddress);
-    setPeerPort(m_meta.peerPort);
+    setPeerAddress(peerAddress);
+    setPeerPort(peerPort);
     setSocketState(QAbstractSocket::ConnectedState);
     setOpenMode(QIODevice::ReadWrite);
 }
@@ -19,6 +19,17 @@ RequestChannel::~RequestChannel()
 {
     // Leave QAbstractSocket nothing to abort: there is no socket engine behind this channel.
     setSocketState(QAbstractSocket::UnconnectedState);
+}
+
+void RequestChannel::load(QByteArray request, RequestMeta meta)
+{
+    Q_ASSERT(m_finished);
+    m_base = pos();
+    m_request = std::move(request);
+    m_readPos = 0;
+    m_meta = std::move(meta);
+    ++m_requestNumber;
+    m_finished = false;
 }
 
 void RequestChannel::deliver()
@@ -32,7 +43,7 @@ bool RequestChannel::seek(qint64 position)
     // from beyond the request find nothing.
     if (position < 0)
         return false;
-    m_readPos = qsizetype(qMin<qint64>(position, m_request.size()));
+    m_readPos = qsizetype(qBound<qint64>(0, position - m_base, m_request.size()));
     return QIODevice::seek(position);
 }
 
@@ -73,9 +84,17 @@ void RequestChannel::finishResponse(bool closeConnection)
     if (m_finished)
         return;
     m_finished = true;
-    Q_EMIT responseReady(m_response, closeConnection);
-    m_response.clear();
-    disconnectFromHost();
+    const QByteArray response = std::exchange(m_response, {});
+    Q_EMIT responseReady(response, closeConnection);
+    if (m_released)
+        disconnectFromHost();
+}
+
+void RequestChannel::release()
+{
+    m_released = true;
+    if (m_finished)
+        disconnectFromHost();
 }
 
 void RequestChannel::disconnectFromHost()
