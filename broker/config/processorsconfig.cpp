@@ -28,21 +28,23 @@ bool reservedHeader(const QString &name)
            lower == u"connection" || lower.startsWith(u"x-brokerdesk-");
 }
 
-void readHeaders(YamlContext &context, YamlSection &entry, BrokerConfig::Processor &processor)
+void readHeaders(YamlContext &context, YamlSection &entry, const YAML::Node &entryNode, BrokerConfig::Processor &processor)
 {
     YamlSection headers = entry.section("headers");
     static const QRegularExpression token(QStringLiteral("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"));
-    for (const QString &name : headers.keys()) {
+    const YAML::Node node = headers.isDefined() ? nodeAt(entryNode, {QStringLiteral("headers")}) : YAML::Node();
+    for (const auto &pair : node) {
+        const QString name = QString::fromStdString(pair.first.Scalar());
         const std::string key = name.toStdString();
         const QString where = headers.path() + QLatin1Char('.') + name;
         if (!token.match(name).hasMatch()) {
-            context.fail(headers.markOf(key.c_str()), QStringLiteral("'%1': a header name is letters, digits and "
+            context.fail(pair.first.Mark(), QStringLiteral("'%1': a header name is letters, digits and "
                                                                     "!#$%&'*+.^_`|~- only")
                                                           .arg(where));
             return;
         }
         if (reservedHeader(name)) {
-            context.fail(headers.markOf(key.c_str()),
+            context.fail(pair.first.Mark(),
                          QStringLiteral("'%1': this header is set by BrokerDesk and cannot be configured").arg(where));
             return;
         }
@@ -78,11 +80,12 @@ void readEntry(YamlContext &context, const YAML::Node &node, const QString &path
 
     const bool webhook = processor.type == u"webhook";
     const QStringList allowed = CommonKeys + (webhook ? WebhookKeys : ExecKeys);
-    for (const QString &key : entry.keys()) {
+    for (const auto &pair : node) { // the key's own place, not its value's
+        const QString key = QString::fromStdString(pair.first.Scalar());
         if (allowed.contains(key))
             continue;
         const bool otherType = (webhook ? ExecKeys : WebhookKeys).contains(key);
-        return context.fail(entry.markOf(key.toStdString().c_str()),
+        return context.fail(pair.first.Mark(),
                             otherType ? QStringLiteral("'%1.%2' is not a key of %3 processors").arg(path, key, processor.type)
                                       : QStringLiteral("'%1': unknown key '%2' (a processor takes %3)")
                                             .arg(path, key, allowed.join(u", ")));
@@ -93,7 +96,7 @@ void readEntry(YamlContext &context, const YAML::Node &node, const QString &path
     if (webhook) {
         entry.string("url", processor.url);
         entry.string("secret", processor.secret);
-        readHeaders(context, entry, processor);
+        readHeaders(context, entry, node, processor);
         if (context.failed())
             return;
         if (processor.url.isEmpty())

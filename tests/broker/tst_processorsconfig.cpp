@@ -118,7 +118,7 @@ void TestProcessorsConfig::badEntries_data()
     QTest::addRow("headers-not-a-mapping") << hook + "    headers: [a]\n"
                                            << "p.yaml:5:14: 'processors[0].headers' must be a mapping of keys to values";
     QTest::addRow("second-entry-named") << hook + "  - queue: q\n    type: exec\n    command: []\n"
-                                        << "p.yaml:6:5: 'processors[1]' is an exec processor and needs a 'command' list";
+                                        << "p.yaml:5:5: 'processors[1]' is an exec processor and needs a 'command' list";
     QTest::addRow("name-taken") << QByteArray("processors:\n  - {name: a, queue: q, type: exec, command: [x]}\n"
                                               "  - {name: a, queue: r, type: exec, command: [y]}\n")
                                 << "p.yaml:3:5: 'processors[1]': the name 'a' is taken by another processor";
