@@ -123,6 +123,8 @@ void ExecProcessor::process(const Message &message, ProcessorDone done)
     run->deadline.start(m_options.timeoutMs);
 
     process->start(QIODevice::ReadWrite);
+    if (process->state() == QProcess::NotRunning)
+        return; // it could not start: errorOccurred has settled the message (the object goes later)
     // Buffered by QProcess and written as the command reads; closing tells it that this was all.
     process->write(message.data);
     process->closeWriteChannel();

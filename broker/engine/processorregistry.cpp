@@ -5,6 +5,8 @@
 
 #include "errors/logging.h"
 
+#include <QTimer>
+
 #include <algorithm>
 
 namespace Broker {
@@ -12,6 +14,8 @@ namespace Broker {
 namespace {
 
 const QString ProcessorUser = QStringLiteral("processor");
+// After a consume the store failed, the processor tries again this much later.
+constexpr int StoreRetryMs = 1000;
 
 QString describe(const ProcessorStatus &status)
 {
@@ -159,10 +163,15 @@ void ProcessorRegistry::run(const QString &queue)
                 return; // removed meanwhile: what it was given goes back when the leases run out
             consumer->consuming = false;
             if (!result) {
-                if (result.error().code == ErrorCode::QueueNotFound)
+                if (result.error().code == ErrorCode::QueueNotFound) {
                     self->waitForQueue(*consumer, QStringLiteral("queue '%1' does not exist: waiting for it to be created")
                                                       .arg(consumer->status.queue));
-                return; // store failures are recorded by the broker; the next message or wake retries
+                    return;
+                }
+                // A store failure (recorded by the broker): try again in a while rather than wait
+                // for the next publish, which may never come while the store is away.
+                QTimer::singleShot(StoreRetryMs, self, [self, queue = consumer->status.queue] { self->m_wake(queue); });
+                return;
             }
             for (const Message &message : std::as_const(*result)) {
                 if (!self->find(id))
