@@ -109,6 +109,11 @@ void ProcessorRegistry::checkQueue(int id)
 void ProcessorRegistry::waitForQueue(Entry &entry, const QString &why)
 {
     const bool news = entry.status.running || entry.status.lastError != why; // said once, not per check
+    if (!entry.waiting) { // kept for when the queue is back
+        entry.deliveryError = entry.status.lastError;
+        entry.deliveryErrorAtMs = entry.status.lastErrorAtMs;
+    }
+    entry.waiting = true;
     entry.status.running = false;
     entry.status.lastError = why;
     entry.status.lastErrorAtMs = m_clock.nowMs();
@@ -118,11 +123,14 @@ void ProcessorRegistry::waitForQueue(Entry &entry, const QString &why)
 
 void ProcessorRegistry::startOnQueue(Entry &entry)
 {
-    if (!entry.status.running && !entry.status.lastError.isEmpty())
+    if (entry.waiting) {
         qCInfo(lcEngine).noquote() << QStringLiteral("%1: queue '%2' exists: started")
                                           .arg(describe(entry.status), entry.status.queue);
-    if (!entry.status.running && !entry.status.failing)
-        entry.status.lastError.clear(); // the wait is over; a delivery failure stays on record
+        // The wait is over: the status shows the last delivery failure again, if there was one.
+        entry.status.lastError = entry.deliveryError;
+        entry.status.lastErrorAtMs = entry.deliveryErrorAtMs;
+        entry.waiting = false;
+    }
     entry.status.running = true;
     m_wake(entry.status.queue); // messages may be waiting already
 }

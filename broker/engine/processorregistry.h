@@ -64,6 +64,9 @@ private:
         std::unique_ptr<AsyncProcessor> processor;
         ProcessorBackoff backoff;
         bool consuming = false; // a consume for it is under way
+        bool waiting = false;   // for its queue; status.lastError says so meanwhile
+        QString deliveryError;  // the last delivery failure, shown again when the wait is over
+        qint64 deliveryErrorAtMs = 0;
         ProcessorStatus status;
     };
 
