@@ -5,8 +5,10 @@
 
 #include "config/configloader.h"
 #include "engine/definitions.h"
+#include "engine/execprocessor.h"
 #include "engine/messagebroker.h"
 #include "engine/queuetyperegistry.h"
+#include "engine/webhookprocessor.h"
 #include "errors/errormanager.h"
 #include "errors/logging.h"
 #include "errors/logoutput.h"
@@ -207,6 +209,7 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     m_store = std::move(store.value());
     m_broker = std::make_unique<MessageBroker>(*m_store, *m_types, m_clock, HostOptions::engine(m_config), m_errors.get());
     m_definitions = std::make_unique<Definitions>(*m_broker, *m_users, *m_policy);
+    registerConfiguredProcessors();
     if (!settings.serveApi)
         return finishStart();
 
@@ -239,6 +242,27 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     m_apiAddress = address;
     connect(m_rest.get(), &Rest::RestServer::drained, this, &BrokerHost::drained);
     return finishStart();
+}
+
+void BrokerHost::registerConfiguredProcessors()
+{
+    // Each new engine gets them (a restart or an applied configuration starts a new one). What the
+    // log says never includes a URL's path or query, a header's value, a secret or an argument.
+    for (const BrokerConfig::Processor &processor : std::as_const(m_config.processors)) {
+        std::unique_ptr<AsyncProcessor> handler;
+        if (processor.type == u"webhook")
+            handler = std::make_unique<WebhookProcessor>(HostOptions::webhookProcessor(processor));
+        else
+            handler = std::make_unique<ExecProcessor>(HostOptions::execProcessor(processor));
+        const QString target = handler->target();
+        const int id = m_broker->registerProcessor(processor.queue, std::move(handler), processor.concurrency, processor.name);
+        qCInfo(lcEngine).noquote() << QStringLiteral("processor %1%2: %3 %4 on queue %5, concurrency %6, timeout %7 ms")
+                                          .arg(id)
+                                          .arg(processor.name.isEmpty() ? QString() : QStringLiteral(" '%1'").arg(processor.name))
+                                          .arg(processor.type, target, processor.queue)
+                                          .arg(processor.concurrency)
+                                          .arg(processor.timeoutMs);
+    }
 }
 
 Result<void> BrokerHost::finishStart()

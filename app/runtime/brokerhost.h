@@ -95,6 +95,8 @@ Q_SIGNALS:
 private:
     // The last step of a start: writes the hashes of new keys. Stops the host when it cannot.
     Result<void> finishStart();
+    // The config's processors: list, on the engine just made.
+    void registerConfiguredProcessors();
     Result<std::unique_ptr<QueueStore>> openStore(const BrokerConfig &config, const QString &usersPath);
     Result<std::unique_ptr<QueueStore>> openRedisStore(const BrokerConfig &config, const QString &usersPath);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hostoptions.h"
 
+#include "engine/execprocessor.h"
+#include "engine/webhookprocessor.h"
 #include "errors/webhooksender.h"
 #include "storage/journaledstore.h"
 #include "storage/redisstore.h"
@@ -78,6 +80,25 @@ WebhookOptions notificationWebhook(const BrokerConfig &config)
     options.secret = config.errors.webhookSecret.toUtf8();
     options.timeoutMs = config.errors.webhookTimeoutSeconds * 1000;
     options.maxAttempts = config.errors.webhookMaxAttempts;
+    return options;
+}
+
+WebhookProcessorOptions webhookProcessor(const BrokerConfig::Processor &processor)
+{
+    WebhookProcessorOptions options;
+    options.url = QUrl(processor.url);
+    for (const auto &[name, value] : processor.headers)
+        options.headers.append({name.toLatin1(), value.toUtf8()});
+    options.secret = processor.secret.toUtf8();
+    options.timeoutMs = processor.timeoutMs;
+    return options;
+}
+
+ExecProcessorOptions execProcessor(const BrokerConfig::Processor &processor)
+{
+    ExecProcessorOptions options;
+    options.command = processor.command;
+    options.timeoutMs = processor.timeoutMs;
     return options;
 }
 

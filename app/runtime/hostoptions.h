@@ -16,6 +16,8 @@ namespace Broker {
 struct JournaledStoreOptions;
 struct RedisStoreOptions;
 struct WebhookOptions;
+struct WebhookProcessorOptions;
+struct ExecProcessorOptions;
 } // namespace Broker
 
 namespace Broker::HostOptions {
@@ -28,6 +30,9 @@ SpoolLimits spoolLimits(const BrokerConfig &config);
 QString spoolPath(const BrokerConfig &config, const QString &usersPath);
 JournaledStoreOptions journal(const BrokerConfig &config, const QString &usersPath);
 WebhookOptions notificationWebhook(const BrokerConfig &config);
+// One entry of the processors: list (its type says which).
+WebhookProcessorOptions webhookProcessor(const BrokerConfig::Processor &processor);
+ExecProcessorOptions execProcessor(const BrokerConfig::Processor &processor);
 // What the configured store promises about an answered change.
 Durability durability(const BrokerConfig &config);
 

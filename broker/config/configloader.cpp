@@ -2,6 +2,7 @@
 #include "configloader.h"
 
 #include "gcorenames.h"
+#include "processorsconfig.h"
 #include "yamlsection.h"
 
 #include <QFile>
@@ -277,6 +278,7 @@ Result<LoadedConfig> ConfigLoader::loadText(const QByteArray &text, const QStrin
         readQueues(top.section("message_broker"), c.queues);
         readSecurity(context, top.section("security"), c.security);
         readErrors(context, top.section("error"), c.errors, c.core);
+        readProcessors(context, top.node("processors"), c.processors);
         top.finish();
     }
     if (context.failed())

@@ -86,6 +86,14 @@ YamlSection YamlSection::section(const std::string &key)
     return YamlSection(m_context, m_node[key], path);
 }
 
+YAML::Node YamlSection::node(const char *key)
+{
+    m_read.insert(key);
+    if (!has(key))
+        return YAML::Node(YAML::NodeType::Undefined);
+    return m_node[key];
+}
+
 std::optional<YAML::Node> YamlSection::scalar(const char *key, const char *expected)
 {
     m_read.insert(key);

@@ -56,6 +56,9 @@ public:
     const QString &path() const { return m_path; }
 
     YamlSection section(const std::string &key);
+    // The raw node at `key` (undefined when absent), marked as read: for values that are not
+    // mappings of settings, such as the processors: list.
+    YAML::Node node(const char *key);
     void integer(const char *key, qint64 &out, qint64 min, qint64 max);
     void integer(const char *key, int &out, int min, int max);
     // A number with or without a fraction (gCore's timeouts in seconds: 2.5).

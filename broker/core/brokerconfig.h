@@ -11,6 +11,7 @@
 #include <QStringList>
 
 #include <map>
+#include <utility>
 
 namespace Broker {
 
@@ -134,6 +135,22 @@ struct BrokerConfig
         QString logFile = QStringLiteral("message_broker.log"); // relative to the config file
         qint64 maxLogBytes = 10 * 1024 * 1024;
     } errors;
+
+    // The processors: list: in-process consumers that hand each message of a queue to a webhook
+    // or a command (docs/engine.md, "Processors from the configuration").
+    struct Processor
+    {
+        QString name;           // optional, shown in its status and the log
+        QString queue;
+        QString type;           // webhook | exec
+        QString url;            // webhook: http or https
+        QStringList command;    // exec: argv, no shell
+        int concurrency = ProcessorDefaults{}.concurrency;
+        int timeoutMs = ProcessorDefaults{}.timeoutMs;
+        QList<std::pair<QString, QString>> headers; // webhook, in file order; values never logged
+        QString secret;         // webhook: HMAC-SHA256 signature header; never logged
+    };
+    QList<Processor> processors;
 };
 
 } // namespace Broker

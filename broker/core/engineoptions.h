@@ -5,6 +5,16 @@
 
 namespace Broker {
 
+// Defaults and bounds of a webhook or exec processor (the config's processors: list).
+struct ProcessorDefaults
+{
+    int concurrency = 1;               // messages it holds at once
+    int timeoutMs = 30'000;            // one POST, or one run of the command
+    qint64 outputLimitBytes = 64 * 1024; // exec: of stdout and of stderr each, kept for the log
+    static constexpr int MaxConcurrency = 256;
+    static constexpr int MaxTimeoutMs = 3'600'000;
+};
+
 // What the engine enforces and how much it remembers. Units are in the names; 0 never means
 // "unlimited" here.
 struct EngineOptions
@@ -19,7 +29,11 @@ struct EngineOptions
     int eventLogPerQueue = 1000;         // events kept per queue for lifecycles
     int recentEvents = 5000;             // events kept over all queues for live tails
     qint64 maintenanceIntervalMs = 1000; // longest time between lease/TTL sweeps and rate samples
-    int processorBatch = 16;             // messages a processor takes per turn of the event loop
+    int processorBatch = 16;             // messages a C++ callable processor takes per turn of the event loop
+    // A message a webhook or exec processor failed is offered again after this delay, doubled with
+    // each further delivery, up to processorRetryMaxMs (then max_deliveries dead-letters it).
+    qint64 processorRetryFirstMs = 1000;
+    qint64 processorRetryMaxMs = 60'000;
 };
 
 } // namespace Broker

@@ -13,6 +13,7 @@ namespace Broker {
 struct ProcessorStatus
 {
     int id = 0;                  // unique while the broker runs
+    QString name;                // the config entry's `name`; may be empty
     QString queue;
     QString kind;                // "callable", "webhook", "exec"
     QString target;              // webhook: scheme://host[:port]; exec: the program's file name; callable: empty

@@ -1,20 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "messagebroker.h"
 
+#include "callableprocessor.h"
+#include "processorregistry.h"
+
 #include "core/messageid.h"
 #include "errors/errormanager.h"
 #include "errors/logging.h"
 #include "core/validation.h"
 
-#include <exception>
-
 namespace Broker {
-
-namespace {
-
-const QString ProcessorUser = QStringLiteral("processor");
-
-} // namespace
 
 MessageBroker::MessageBroker(QueueStore &store, QueueTypeRegistry &types, const Clock &clock, EngineOptions options,
                ErrorManager *errors, QObject *parent)
@@ -26,9 +21,12 @@ MessageBroker::MessageBroker(QueueStore &store, QueueTypeRegistry &types, const 
       m_errors(errors),
       m_startedMs(clock.nowMs()),
       m_events(m_options.eventLogPerQueue, m_options.recentEvents),
-      m_healthTotals(clock)
+      m_healthTotals(clock),
+      m_processors(std::make_unique<ProcessorRegistry>(*this, clock, [this](const QString &queue) { scheduleWake(queue); }))
 {
     m_store.setListener(this);
+    connect(this, &MessageBroker::queueCreated, m_processors.get(), &ProcessorRegistry::queueCreated);
+    connect(this, &MessageBroker::queueDeleted, m_processors.get(), &ProcessorRegistry::queueDeleted);
     m_maintenanceTimer.setSingleShot(true);
     connect(&m_maintenanceTimer, &QTimer::timeout, this, &MessageBroker::runMaintenance);
     scheduleMaintenance(m_clock.nowMs() + m_options.maintenanceIntervalMs);
@@ -37,6 +35,7 @@ MessageBroker::MessageBroker(QueueStore &store, QueueTypeRegistry &types, const 
 MessageBroker::~MessageBroker()
 {
     m_waiters.finishAll(); // long polls end as if their wait was over
+    m_processors.reset(); // their work is abandoned; the leases bring the messages back
     m_store.setListener(nullptr);
 }
 
@@ -249,115 +248,25 @@ void MessageBroker::browse(const QString &queue, qint64 offset, qint64 limit, Co
 
 int MessageBroker::registerProcessor(const QString &queue, Processor processor)
 {
-    const int id = m_nextProcessorId++;
-    ProcessorEntry entry{std::move(processor), false, {}};
-    entry.status.id = id;
-    entry.status.queue = queue;
-    entry.status.kind = QStringLiteral("callable");
-    m_processors.emplace(id, std::move(entry));
-    scheduleWake(queue); // messages may be waiting already
-    return id;
+    return m_processors->add(queue, std::make_unique<CallableProcessor>(queue, std::move(processor), m_errors),
+                             m_options.processorBatch);
+}
+
+int MessageBroker::registerProcessor(const QString &queue, std::unique_ptr<AsyncProcessor> processor, int concurrency,
+                                     const QString &name)
+{
+    const ProcessorBackoff backoff{m_options.processorRetryFirstMs, m_options.processorRetryMaxMs};
+    return m_processors->add(queue, std::move(processor), concurrency, backoff, name);
 }
 
 bool MessageBroker::unregisterProcessor(int id)
 {
-    return m_processors.erase(id) > 0;
+    return m_processors->remove(id);
 }
 
 ProcessorStatusList MessageBroker::processorStatuses() const
 {
-    ProcessorStatusList statuses;
-    statuses.reserve(qsizetype(m_processors.size()));
-    for (const auto &[id, entry] : m_processors)
-        statuses.append(entry.status);
-    return statuses;
-}
-
-void MessageBroker::recordProcessorOutcome(int id, bool accepted, const QString &error)
-{
-    const auto entry = m_processors.find(id);
-    if (entry == m_processors.end())
-        return;
-    ProcessorStatus &status = entry->second.status;
-    if (accepted) {
-        ++status.successes;
-        status.lastSuccessAtMs = m_clock.nowMs();
-        status.failing = false;
-    } else {
-        ++status.failures;
-        status.lastError = error;
-        status.lastErrorAtMs = m_clock.nowMs();
-        status.failing = true;
-    }
-}
-
-bool MessageBroker::hasProcessor(const QString &queue) const
-{
-    for (const auto &[id, entry] : m_processors) {
-        if (entry.status.queue == queue)
-            return true;
-    }
-    return false;
-}
-
-void MessageBroker::runProcessors(const QString &queue)
-{
-    std::vector<int> ids;
-    for (const auto &[id, entry] : m_processors) {
-        if (entry.status.queue == queue && !entry.running)
-            ids.push_back(id);
-    }
-    for (const int id : ids) {
-        m_processors.at(id).running = true;
-        ConsumeRequest request;
-        request.count = m_options.processorBatch;
-        request.acknowledge = false;
-        request.group = ProcessorUser;
-        request.consumer = ProcessorUser + QString::number(id);
-        request.user = ProcessorUser;
-        m_store.consume(queue, request, [this, id, queue](Result<QList<Message>> result) {
-            if (!result) {
-                recordStoreError("processor consume", result.error());
-            } else {
-                for (const Message &message : *result) {
-                    const auto entry = m_processors.find(id);
-                    if (entry == m_processors.end()) { // unregistered meanwhile: let the lease expire
-                        break;
-                    }
-                    bool accepted = false;
-                    QString error = QStringLiteral("declined");
-                    try {
-                        accepted = entry->second.processor(message);
-                    } catch (const std::exception &e) {
-                        error = QStringLiteral("threw: %1").arg(QString::fromLocal8Bit(e.what()));
-                        if (m_errors) {
-                            m_errors->record(Severity::Error, QStringLiteral("engine"), QStringLiteral("processor_failed"),
-                                             QStringLiteral("Processor on queue %1 %2").arg(queue, error));
-                        }
-                    }
-                    recordProcessorOutcome(id, accepted, accepted ? QString() : error);
-                    const MessageRef ref{message.id, message.receipt, message.group, ProcessorUser};
-                    if (accepted) {
-                        m_store.ack(queue, ref, [this](Result<void> r) {
-                            if (!r)
-                                recordStoreError("processor ack", r.error());
-                        });
-                    } else {
-                        m_store.nack(queue, ref, 0, [this](Result<NackResult> r) {
-                            if (!r)
-                                recordStoreError("processor nack", r.error());
-                        });
-                    }
-                }
-            }
-            const auto entry = m_processors.find(id);
-            if (entry != m_processors.end()) {
-                entry->second.running = false;
-                if (result && result->size() >= m_options.processorBatch)
-                    scheduleWake(queue); // more may wait; let other work run first
-            }
-        });
-    }
+    return m_processors->statuses();
 }
 
 // Waking consumers -----------------------------------------------------------------------------
@@ -369,7 +278,7 @@ void MessageBroker::messageEvent(const MessageEvent &event)
 
 void MessageBroker::messagesAvailable(const QString &queue)
 {
-    if (m_waiters.hasIdleWaiter(queue) || hasProcessor(queue))
+    if (m_waiters.hasIdleWaiter(queue) || m_processors->serves(queue))
         scheduleWake(queue);
 }
 
@@ -398,7 +307,7 @@ void MessageBroker::serviceWakes()
     const QSet<QString> queues = std::exchange(m_pendingWakes, {});
     for (const QString &queue : queues) {
         serveNextWaiter(queue);
-        runProcessors(queue);
+        m_processors->run(queue);
     }
 }
 

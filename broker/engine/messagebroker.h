@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "asyncprocessor.h"
 #include "core/engineoptions.h"
 #include "eventlog.h"
 #include "healthtotals.h"
@@ -17,15 +18,12 @@
 #include <QTimer>
 
 #include <functional>
-#include <map>
+#include <memory>
 
 namespace Broker {
 
 class ErrorManager;
-
-// An in-process consumer: returns true to acknowledge the message, false to nack it (it is then
-// redelivered, and dead-lettered after max_deliveries). Runs in the engine's thread.
-using Processor = std::function<bool(const Message &)>;
+class ProcessorRegistry;
 
 // The engine's one facade. Validates what callers ask, drives the store, and adds what is the
 // same for every store: long polling, processors, the event log, rates, maintenance timing and
@@ -85,8 +83,15 @@ public:
     // Deletes, requeues, moves or dead-letters the messages `action.ids` names (MessageAction).
     void messageAction(const QString &queue, const MessageAction &action, Completion<MessageActionResult> done);
 
-    // In-process consumers. Returns an id for unregisterProcessor.
+    // In-process consumers (see ProcessorRegistry). Returns an id for unregisterProcessor. A C++
+    // callable takes up to processorBatch messages at a time, and a message it declines is offered
+    // again at once.
     int registerProcessor(const QString &queue, Processor processor);
+    // A processor that finishes later (a webhook, a command), holding at most `concurrency`
+    // messages at once; a message it fails is offered again after a growing delay
+    // (processorRetryFirstMs, processorRetryMaxMs). `name` is shown in its status.
+    int registerProcessor(const QString &queue, std::unique_ptr<AsyncProcessor> processor, int concurrency,
+                          const QString &name = {});
     bool unregisterProcessor(int id);
     // How each processor is doing, by id (also in snapshot()).
     ProcessorStatusList processorStatuses() const;
@@ -124,8 +129,6 @@ private:
     void scheduleWake(const QString &queue);
     void serviceWakes();
     void serveNextWaiter(const QString &queue);
-    bool hasProcessor(const QString &queue) const;
-    void runProcessors(const QString &queue);
     void recordStoreError(const char *operation, const Error &error);
     // Passes the result on, recording store failures (not refusals) with the ErrorManager.
     template<typename T>
@@ -142,14 +145,6 @@ private:
     // Runs `then` once the dead-letter queue `dlq` exists (created with the defaults when missing).
     void ensureDeadLetterQueue(const QString &dlq, std::function<void()> then);
 
-    struct ProcessorEntry
-    {
-        Processor processor;
-        bool running = false;
-        ProcessorStatus status;
-    };
-    void recordProcessorOutcome(int id, bool accepted, const QString &error);
-
     QueueStore &m_store;
     QueueTypeRegistry &m_types;
     const Clock &m_clock;
@@ -160,8 +155,7 @@ private:
     HealthTotals m_healthTotals;
     RateTracker m_rates;
     WaitList m_waiters;
-    std::map<int, ProcessorEntry> m_processors;
-    int m_nextProcessorId = 1;
+    std::unique_ptr<ProcessorRegistry> m_processors;
     QSet<QString> m_pendingWakes;
     QTimer m_maintenanceTimer;
     qint64 m_nextMaintenanceMs = 0;

@@ -2,9 +2,8 @@
 #include "webhooksender.h"
 
 #include "logging.h"
+#include "webhooksigning.h"
 
-#include <QCryptographicHash>
-#include <QMessageAuthenticationCode>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -16,9 +15,7 @@ namespace Broker {
 WebhookSender::WebhookSender(WebhookOptions options, const Clock &clock, QObject *parent)
     : QObject(parent), m_options(std::move(options)), m_clock(clock), m_network(new QNetworkAccessManager(this))
 {
-    m_status.target = m_options.url.adjusted(QUrl::RemoveUserInfo | QUrl::RemovePath | QUrl::RemoveQuery |
-                                             QUrl::RemoveFragment)
-                          .toString();
+    m_status.target = webhookTarget(m_options.url);
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, &WebhookSender::sendNext);
     // Our own deadline rather than QNetworkRequest's transfer timeout: it covers connecting too.
@@ -61,7 +58,7 @@ WebhookStatus WebhookSender::status() const
 
 QByteArray WebhookSender::signature(const QByteArray &secret, const QByteArray &body)
 {
-    return "sha256=" + QMessageAuthenticationCode::hash(body, secret, QCryptographicHash::Sha256).toHex();
+    return webhookSignature(secret, body);
 }
 
 void WebhookSender::sendNext()
@@ -72,7 +69,7 @@ void WebhookSender::sendNext()
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     request.setHeader(QNetworkRequest::UserAgentHeader, QByteArrayLiteral("BrokerDesk-Webhook"));
     if (!m_options.secret.isEmpty())
-        request.setRawHeader("X-BrokerDesk-Signature", signature(m_options.secret, m_queue.front()));
+        request.setRawHeader(WebhookSignatureHeader, webhookSignature(m_options.secret, m_queue.front()));
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     ++m_attempt;
     m_reply = m_network->post(request, m_queue.front());

@@ -40,6 +40,7 @@ public:
     // Queues `json` for delivery; false (and counted as dropped) when the queue is full.
     bool post(const QByteArray &json);
     WebhookStatus status() const;
+    // webhookSignature(), for callers that know this class.
     static QByteArray signature(const QByteArray &secret, const QByteArray &body);
 
 Q_SIGNALS:

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/message.h"
+#include "core/messagejson.h" // compactJson, unixSeconds, the message object
 #include "core/messageevent.h"
 #include "core/queueinfo.h"
 #include "security/userdirectory.h"
@@ -13,10 +14,7 @@
 
 namespace Broker::Rest {
 
-class JsonWriter;
-
-// Compact JSON text of any value (QJsonDocument holds only objects and arrays).
-QByteArray compactJson(const QJsonValue &value);
+using Broker::JsonWriter;
 
 // gCore's queue fields (name, created, message_count, stats, config); `detail` adds ours.
 // `durability` (detail only): what the store promises for this queue's messages.
@@ -33,7 +31,5 @@ QJsonObject eventJson(const MessageEvent &event);
 // `event` as shown to a caller who may peek only the queues `mayPeek` accepts: a redrive names the
 // dead-letter queue it came from only when that queue is peekable too.
 QJsonObject eventJson(const MessageEvent &event, const std::function<bool(const QString &queue)> &mayPeek);
-
-double unixSeconds(qint64 ms);
 
 } // namespace Broker::Rest

@@ -4,8 +4,8 @@
 // queue, and a status that never shows the URL's secrets.
 #include "errors/webhooksender.h"
 
-#include <QTcpServer>
-#include <QTcpSocket>
+#include "../support/httptarget.h"
+
 #include <QTest>
 
 #include <memory>
@@ -14,72 +14,7 @@ using namespace Broker;
 
 namespace {
 
-// Answers each request as the next entry of `script` says ("200", "500", "hang", "close"; the
-// last entry repeats), and keeps what it received.
-class Target : public QObject
-{
-public:
-    struct Request
-    {
-        QByteArray head;
-        QByteArray body;
-    };
-
-    explicit Target(QStringList script) : m_script(std::move(script))
-    {
-        m_server.listen(QHostAddress::LocalHost, 0);
-        connect(&m_server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
-                socket->setParent(this);
-                connect(socket, &QTcpSocket::readyRead, this, [this, socket] { read(socket); });
-            }
-        });
-    }
-    QUrl url(const QString &path = QStringLiteral("/hook")) const
-    {
-        return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(m_server.serverPort()).arg(path));
-    }
-    const QList<Request> &requests() const { return m_requests; }
-
-private:
-    void read(QTcpSocket *socket)
-    {
-        QByteArray &buffer = m_buffers[socket];
-        buffer += socket->readAll();
-        const qsizetype headEnd = buffer.indexOf("\r\n\r\n");
-        if (headEnd < 0)
-            return;
-        const QByteArray head = buffer.left(headEnd);
-        qsizetype length = 0;
-        for (const QByteArray &line : head.split('\n')) {
-            if (line.toLower().startsWith("content-length:"))
-                length = line.mid(15).trimmed().toLongLong();
-        }
-        if (buffer.size() < headEnd + 4 + length)
-            return;
-        m_requests.append({head, buffer.mid(headEnd + 4, length)});
-        buffer.remove(0, headEnd + 4 + length);
-        const QString step = m_script.value(qMin(m_requests.size() - 1, m_script.size() - 1));
-        if (step == u"close")
-            socket->abort();
-        else if (step != u"hang")
-            socket->write("HTTP/1.1 " + step.toLatin1() + " X\r\nContent-Length: 0\r\n\r\n");
-    }
-
-    QTcpServer m_server;
-    QStringList m_script;
-    QList<Request> m_requests;
-    QHash<QTcpSocket *, QByteArray> m_buffers;
-};
-
-QByteArray header(const QByteArray &head, const QByteArray &name)
-{
-    for (const QByteArray &line : head.split('\n')) {
-        if (line.toLower().startsWith(name.toLower() + ':'))
-            return line.mid(name.size() + 1).trimmed();
-    }
-    return {};
-}
+using Target = Broker::Testing::HttpTarget;
 
 WebhookOptions fast(const QUrl &url)
 {
@@ -117,7 +52,7 @@ void TestWebhookSender::signatureIsHmacSha256()
 void TestWebhookSender::deliversInOrderAndSigned()
 {
     Target target({"200"});
-    WebhookOptions options = fast(target.url());
+    WebhookOptions options = fast(target.url(QStringLiteral("/hook")));
     options.secret = "s3cret";
     const SystemClock clock;
     WebhookSender sender(options, clock);
@@ -129,8 +64,8 @@ void TestWebhookSender::deliversInOrderAndSigned()
         const Target::Request &request = target.requests()[i];
         QCOMPARE(request.body, QByteArray("{\"n\":") + QByteArray::number(i) + '}');
         QVERIFY(request.head.startsWith("POST /hook HTTP/1.1"));
-        QCOMPARE(header(request.head, "Content-Type"), QByteArray("application/json"));
-        QCOMPARE(header(request.head, "X-BrokerDesk-Signature"), WebhookSender::signature("s3cret", request.body));
+        QCOMPARE(request.header("Content-Type"), QByteArray("application/json"));
+        QCOMPARE(request.header("X-BrokerDesk-Signature"), WebhookSender::signature("s3cret", request.body));
     }
     QCOMPARE(sender.status().queued, 0);
     QVERIFY(!sender.status().failing);
@@ -140,7 +75,7 @@ void TestWebhookSender::retriesWithBackoffUntilDelivered()
 {
     Target target({"500", "close", "200"});
     const SystemClock clock;
-    WebhookSender sender(fast(target.url()), clock);
+    WebhookSender sender(fast(target.url(QStringLiteral("/hook"))), clock);
     QVERIFY(sender.post("{\"n\":1}"));
     QTRY_COMPARE(sender.status().delivered, 1);
     QCOMPARE(target.requests().size(), 3);
@@ -155,7 +90,7 @@ void TestWebhookSender::retriesWithBackoffUntilDelivered()
 void TestWebhookSender::givesUpAfterTheLastAttempt()
 {
     Target target({"500"});
-    WebhookOptions options = fast(target.url());
+    WebhookOptions options = fast(target.url(QStringLiteral("/hook")));
     options.maxAttempts = 2;
     const SystemClock clock;
     WebhookSender sender(options, clock);
@@ -174,7 +109,7 @@ void TestWebhookSender::givesUpAfterTheLastAttempt()
 void TestWebhookSender::aTargetThatHangsTimesOut()
 {
     Target target({"hang"});
-    WebhookOptions options = fast(target.url());
+    WebhookOptions options = fast(target.url(QStringLiteral("/hook")));
     options.timeoutMs = 200;
     options.maxAttempts = 1;
     const SystemClock clock;
@@ -187,7 +122,7 @@ void TestWebhookSender::aTargetThatHangsTimesOut()
 void TestWebhookSender::aFullQueueDropsAndCounts()
 {
     Target target({"hang"});
-    WebhookOptions options = fast(target.url());
+    WebhookOptions options = fast(target.url(QStringLiteral("/hook")));
     options.maxQueued = 2; // the one being sent counts
     const SystemClock clock;
     WebhookSender sender(options, clock);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runtime/brokerhost.h"
 
+#include "../support/httptarget.h"
 #include "../support/testdata.h"
 
 #include "engine/messagebroker.h"
@@ -35,6 +36,7 @@ private Q_SLOTS:
     void busyPortIsAListenFailure();
     void newKeysReachTheFileOnlyWhenTheStartWorks_data();
     void newKeysReachTheFileOnlyWhenTheStartWorks();
+    void configuredProcessorsRunOnEveryStart();
 };
 
 void TestBrokerHost::startsFromConfigAndUsers()
@@ -179,6 +181,61 @@ void TestBrokerHost::newKeysReachTheFileOnlyWhenTheStartWorks()
     QVERIFY2(text.contains("api_key_sha256: " + hash), text.constData());
     QVERIFY(!text.contains(key.apiKey.toUtf8()));
     QVERIFY(!host.users()->hasUnsavedKeys());
+}
+
+void TestBrokerHost::configuredProcessorsRunOnEveryStart()
+{
+    QTemporaryDir dir;
+    Broker::Testing::HttpTarget target({QStringLiteral("200")});
+    write(dir.filePath("broker.yaml"), QStringLiteral(R"(processors:
+  - name: jobs-hook
+    queue: jobs
+    type: webhook
+    url: %1
+    secret: s3cret
+  - queue: jobs
+    type: exec
+    command: [/bin/sh, -c, 'cat >> "$0"', %2]
+    concurrency: 2
+)")
+                                           .arg(target.url().toString(), dir.filePath("ran"))
+                                           .toUtf8());
+    BrokerHost host;
+    HostSettings settings;
+    settings.configFile = dir.filePath("broker.yaml");
+    settings.createUsersFile = true;
+    settings.bindOverride = "127.0.0.1";
+    settings.portOverride = 0;
+    for (int start = 0; start < 2; ++start) { // Apply in the desktop, or a restart: a new engine, the same processors
+        const Result<void> started = host.start(settings);
+        QVERIFY2(started.ok(), started.ok() ? "" : qPrintable(started.error().message));
+        ProcessorStatusList statuses = host.broker()->processorStatuses();
+        QCOMPARE(statuses.size(), 2);
+        QCOMPARE(statuses[0].kind, QStringLiteral("webhook"));
+        QCOMPARE(statuses[0].name, QStringLiteral("jobs-hook"));
+        QCOMPARE(statuses[0].target, QStringLiteral("http://127.0.0.1:%1").arg(target.url().port()));
+        QCOMPARE(statuses[1].kind, QStringLiteral("exec"));
+        QCOMPARE(statuses[1].target, QStringLiteral("sh"));
+        QCOMPARE(statuses[1].concurrency, 2);
+        QVERIFY(!statuses[0].running); // no queue "jobs" yet: waiting for it
+        std::optional<Result<QueueInfo>> created;
+        host.broker()->createQueue("jobs", QueueConfig::withDefaults(host.broker()->options().queueDefaults),
+                                   [&](Result<QueueInfo> r) { created.emplace(std::move(r)); });
+        QVERIFY(created && created->ok());
+        std::optional<Result<PublishResult>> published;
+        host.broker()->publish("jobs", {NewMessage{QByteArray::number(start), {}, 0, 0}}, "alice",
+                               [&](Result<PublishResult> r) { published.emplace(std::move(r)); });
+        QVERIFY(published && published->ok());
+        // One of the two takes it.
+        QTRY_VERIFY([&] {
+            statuses = host.broker()->processorStatuses();
+            return statuses[0].successes + statuses[1].successes == 1;
+        }());
+        host.stop();
+    }
+    QFile ran(dir.filePath("ran"));
+    const QByteArray ranText = ran.open(QIODevice::ReadOnly) ? ran.readAll() : QByteArray();
+    QCOMPARE(target.requests().size() + ranText.size(), 2);
 }
 
 QTEST_GUILESS_MAIN(TestBrokerHost)

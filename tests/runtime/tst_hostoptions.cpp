@@ -3,6 +3,8 @@
 // the components' own default options, field by field: a default written in one place only
 // cannot drift, and a mapping that forgets or mangles a field shows here.
 #include "runtime/hostoptions.h"
+#include "engine/execprocessor.h"
+#include "engine/webhookprocessor.h"
 #include "storage/journaledstore.h"
 #include "storage/redisstore.h"
 
@@ -33,7 +35,19 @@ Fields engineFields(const EngineOptions &o)
             {"eventLogPerQueue", o.eventLogPerQueue},
             {"recentEvents", o.recentEvents},
             {"maintenanceIntervalMs", o.maintenanceIntervalMs},
-            {"processorBatch", o.processorBatch}};
+            {"processorBatch", o.processorBatch},
+            {"processorRetryFirstMs", o.processorRetryFirstMs},
+            {"processorRetryMaxMs", o.processorRetryMaxMs}};
+}
+
+Fields webhookProcessorFields(const WebhookProcessorOptions &o)
+{
+    return {{"timeoutMs", o.timeoutMs}, {"headers", qsizetype(o.headers.size())}, {"secret", o.secret}};
+}
+
+Fields execProcessorFields(const ExecProcessorOptions &o)
+{
+    return {{"timeoutMs", o.timeoutMs}, {"outputLimitBytes", o.outputLimitBytes}, {"command", o.command}};
 }
 
 Fields restFields(const Rest::RestOptions &o)
@@ -129,6 +143,7 @@ private Q_SLOTS:
     void defaultsMapOntoComponentDefaults();
     void configuredValuesReachTheEngine();
     void durabilityFollowsTheJournal();
+    void configuredProcessorsReachTheirOptions();
 };
 
 void TestHostOptions::defaultsMapOntoComponentDefaults_data()
@@ -154,6 +169,10 @@ void TestHostOptions::defaultsMapOntoComponentDefaults_data()
             {"journal", journalFields(HostOptions::journal(config, usersPath)), journalFields(JournaledStore::Options{})},
             {"errors", errorFields(config.errors.maxRecords, config.errors.notifyOn),
              errorFields(errors.capacity(), errors.notifiedSeverities())},
+            {"webhook-processor", webhookProcessorFields(HostOptions::webhookProcessor(BrokerConfig::Processor{})),
+             webhookProcessorFields(WebhookProcessorOptions{})},
+            {"exec-processor", execProcessorFields(HostOptions::execProcessor(BrokerConfig::Processor{})),
+             execProcessorFields(ExecProcessorOptions{})},
             {"queue", queueConfigFields(QueueConfig::withDefaults(HostOptions::engine(config).queueDefaults)),
              queueConfigFields(QueueConfig{})},
         };
@@ -201,6 +220,25 @@ void TestHostOptions::durabilityFollowsTheJournal()
     QCOMPARE(durabilityName(HostOptions::rest(config).durability), "always");
     config.storage.journal.fsync = FsyncPolicy::Never;
     QCOMPARE(durabilityName(HostOptions::durability(config)), "no");
+}
+
+void TestHostOptions::configuredProcessorsReachTheirOptions()
+{
+    const QByteArray text = R"(processors:
+  - {queue: a, type: webhook, url: "https://h.example/x?t=1", timeout_ms: 700, secret: k, headers: {X-A: "1", X-B: "2"}}
+  - {queue: b, type: exec, command: [/bin/echo, hi], timeout_ms: 900}
+)";
+    const Result<LoadedConfig> loaded = ConfigLoader::loadText(text, "broker.yaml");
+    QVERIFY2(loaded.ok(), loaded.ok() ? "" : qPrintable(loaded.error().message));
+    const WebhookProcessorOptions webhook = HostOptions::webhookProcessor(loaded->config.processors[0]);
+    QCOMPARE(webhook.url, QUrl(QStringLiteral("https://h.example/x?t=1")));
+    QCOMPARE(webhook.timeoutMs, 700);
+    QCOMPARE(webhook.secret, QByteArray("k"));
+    const QList<std::pair<QByteArray, QByteArray>> headers{{"X-A", "1"}, {"X-B", "2"}};
+    QCOMPARE(webhook.headers, headers);
+    const ExecProcessorOptions exec = HostOptions::execProcessor(loaded->config.processors[1]);
+    QCOMPARE(exec.command, (QStringList{"/bin/echo", "hi"}));
+    QCOMPARE(exec.timeoutMs, 900);
 }
 
 QTEST_GUILESS_MAIN(TestHostOptions)

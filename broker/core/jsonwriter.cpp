@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsonwriter.h"
 
-#include "core/jsonfields.h"
+#include "jsonfields.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 
-namespace Broker::Rest {
+namespace Broker {
 
 void JsonWriter::separate()
 {
@@ -125,4 +125,4 @@ JsonWriter &JsonWriter::raw(const QByteArray &json)
     return *this;
 }
 
-} // namespace Broker::Rest
+} // namespace Broker

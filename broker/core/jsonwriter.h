@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QStringView>
+
+namespace Broker {
+
+// Writes compact JSON text directly, for the answers on the hot path (publish, consume), where
+// building a QJsonObject and serialising it costs more than everything else together. Messages'
+// data is already compact JSON and is embedded as it is. The caller keeps the structure valid;
+// strings are escaped per RFC 8259.
+class JsonWriter
+{
+public:
+    JsonWriter &beginObject();
+    JsonWriter &endObject();
+    JsonWriter &beginArray();
+    JsonWriter &endArray();
+    JsonWriter &key(const char *name); // ASCII names without characters that need escaping
+    JsonWriter &value(QStringView text);
+    JsonWriter &value(qint64 number);
+    JsonWriter &value(int number) { return value(qint64(number)); }
+    JsonWriter &value(double number);
+    JsonWriter &value(bool flag);
+    JsonWriter &null();
+    JsonWriter &raw(const QByteArray &json); // already valid compact JSON
+
+    const QByteArray &text() const { return m_out; }
+
+private:
+    void separate();
+
+    QByteArray m_out;
+    bool m_needComma = false;
+};
+
+} // namespace Broker
