@@ -2,7 +2,7 @@
 #include "messageactionscontroller.h"
 
 #include "jsonscanner.h"
-#include "jsonwriter.h"
+#include "core/jsonwriter.h"
 #include "requestparsing.h"
 #include "requestschemas.h"
 

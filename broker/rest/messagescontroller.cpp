@@ -2,7 +2,7 @@
 #include "messagescontroller.h"
 
 #include "jsonscanner.h"
-#include "jsonwriter.h"
+#include "core/jsonwriter.h"
 #include "requestparsing.h"
 #include "serializers.h"
 

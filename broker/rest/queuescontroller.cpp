@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "queuescontroller.h"
 
-#include "jsonwriter.h"
+#include "core/jsonwriter.h"
 #include "requestparsing.h"
 #include "requestschemas.h"
 #include "serializers.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "serializers.h"
 
-#include "jsonwriter.h"
+#include "core/jsonwriter.h"
 
 #include "core/messageid.h"
 #include "core/messagejson.h"

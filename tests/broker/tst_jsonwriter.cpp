@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "rest/jsonwriter.h"
+#include "core/jsonwriter.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
-using namespace Broker::Rest;
+using namespace Broker;
 
 class TestJsonWriter : public QObject
 {
