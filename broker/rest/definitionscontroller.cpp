@@ -16,21 +16,20 @@ const QString ManageUsers = QStringLiteral("manage_users");
 DefinitionsController::DefinitionsController(RestContext &context, Router &router)
     : Controller(context), m_definitions(context.broker, context.users, context.policy)
 {
-    router.add({Method::Get,
-                QStringLiteral("/definitions"),
-                QStringLiteral("Export queues with options, roles and users (never keys) as one document"),
-                ManageUsers,
-                true,
-                {200, 403},
-                {},
+    using namespace Api;
+    const QString tag = QStringLiteral("definitions");
+    const ApiResponse denied = problem(403, QStringLiteral("`Unauthorized`: the key lacks `manage_users` (or `create_queue` to "
+                                                           "import queues, or a permission an imported user holds)"));
+    router.add({Method::Get, QStringLiteral("/definitions"),
+                QStringLiteral("Export queues with options, roles and users (never keys) as one document"), ManageUsers, true,
+                {QStringLiteral("exportDefinitions"), tag, {}, false, {}, {ok(QStringLiteral("Definitions")), denied}},
                 [this](const ExchangePtr &exchange) { exportDefinitions(exchange); }});
-    router.add({Method::Post,
-                QStringLiteral("/definitions"),
-                QStringLiteral("Import a definitions document: add what is missing, report conflicts"),
-                ManageUsers,
-                true,
-                {200, 400, 403},
-                {},
+    router.add({Method::Post, QStringLiteral("/definitions"),
+                QStringLiteral("Import a definitions document: add what is missing, report conflicts"), ManageUsers, true,
+                {QStringLiteral("importDefinitions"), tag, QStringLiteral("Definitions"), true, {},
+                 {ok(QStringLiteral("DefinitionsImport")),
+                  problem(400, QStringLiteral("The document is not valid (`detail` says where)")), denied,
+                  problem(413, QStringLiteral("The body is too large"))}},
                 [this](const ExchangePtr &exchange) { importDefinitions(exchange); }});
 }
 
