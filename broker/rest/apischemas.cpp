@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "apischemas.h"
 
-#include "definitionscontroller.h"
-
 #include <QJsonDocument>
 
 namespace Broker::Rest::ApiSchemas {
@@ -18,7 +16,7 @@ QJsonObject parsed(const char *json)
 
 QJsonObject components(const EngineOptions &engine)
 {
-    QJsonObject schemas = DefinitionsController::openApiSchemas();
+    QJsonObject schemas;
     for (const QJsonObject &part : {queueSchemas(), messageSchemas(engine), operationSchemas()}) {
         for (auto it = part.begin(); it != part.end(); ++it)
             schemas.insert(it.key(), it.value());

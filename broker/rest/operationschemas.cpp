@@ -3,7 +3,7 @@
 
 namespace Broker::Rest::ApiSchemas {
 
-// Errors, users, health, metrics and the document itself.
+// Errors, users, definitions, health, metrics and the document itself.
 QJsonObject operationSchemas()
 {
     static const QJsonObject schemas = parsed(R"json({
@@ -142,6 +142,65 @@ QJsonObject operationSchemas()
                                "first_seen": {"type": "number"}, "last_seen": {"type": "number"},
                                "count": {"type": "integer", "minimum": 1}}}},
             "count": {"type": "integer", "minimum": 0}}},
+    "Definitions": {
+        "type": "object", "additionalProperties": false, "required": ["definitions_version"],
+        "description": "Queues with their options, roles and users (never keys): a broker's set-up, exported or imported",
+        "properties": {
+            "definitions_version": {"type": "integer", "enum": [1]},
+            "broker_version": {"type": "string"},
+            "queues": {"type": "array", "items": {
+                "type": "object", "additionalProperties": false, "required": ["name"],
+                "properties": {"name": {"$ref": "#/components/schemas/QueueName"},
+                               "options": {"$ref": "#/components/schemas/QueueOptions"}}}},
+            "roles": {"type": "array", "items": {
+                "type": "object", "additionalProperties": false, "required": ["name", "permissions"],
+                "properties": {"name": {"type": "string"}, "permissions": {"type": "array", "items": {"type": "string"}}}}},
+            "users": {"type": "array", "items": {
+                "type": "object", "additionalProperties": false, "required": ["id", "roles"],
+                "description": "an api_key is refused: keys are never imported",
+                "properties": {"id": {"type": "string"}, "name": {"type": "string"},
+                               "roles": {"type": "array", "items": {"type": "string"}}, "disabled": {"type": "boolean"}}}}},
+        "example": {"definitions_version": 1, "broker_version": "0.9.0",
+                    "queues": [{"name": "orders", "options": {"type": "list", "max_size": 10000, "ttl": 86400,
+                                "visibility_timeout": 30, "max_deliveries": 5, "dead_letter_queue": "orders.dlq"}}],
+                    "roles": [{"name": "publisher", "permissions": ["list_queues", "publish:*"]}],
+                    "users": [{"id": "robot", "name": "CI robot", "roles": ["publisher"], "disabled": false}]}},
+    "NamedRefusal": {
+        "type": "object", "additionalProperties": false, "required": ["name", "reason"],
+        "properties": {"name": {"type": "string"}, "reason": {"type": "string"}}},
+    "DefinitionsImport": {
+        "type": "object", "additionalProperties": false, "required": ["success", "queues", "roles", "users"],
+        "description": "What the import did; success is false only when a queue could not be created",
+        "properties": {
+            "success": {"type": "boolean"},
+            "queues": {"type": "object", "additionalProperties": false,
+                       "required": ["created", "unchanged", "conflicts", "failed"],
+                       "properties": {
+                           "created": {"type": "array", "items": {"type": "string"}},
+                           "unchanged": {"type": "array", "items": {"type": "string"}},
+                           "conflicts": {"type": "array", "items": {
+                               "type": "object", "additionalProperties": false, "required": ["name", "reason", "differences"],
+                               "properties": {"name": {"type": "string"}, "reason": {"type": "string"},
+                                              "differences": {"type": "object", "description": "option -> existing and requested",
+                                                              "additionalProperties": {
+                                                                  "type": "object", "additionalProperties": false,
+                                                                  "required": ["existing", "requested"],
+                                                                  "properties": {"existing": {}, "requested": {}}}}}}},
+                           "failed": {"type": "array", "items": {"$ref": "#/components/schemas/NamedRefusal"}}}},
+            "roles": {"type": "object", "additionalProperties": false, "required": ["present", "not_imported"],
+                      "properties": {"present": {"type": "array", "items": {"type": "string"}},
+                                     "not_imported": {"type": "array", "items": {"$ref": "#/components/schemas/NamedRefusal"}}}},
+            "users": {"type": "object", "additionalProperties": false, "required": ["created", "unchanged", "conflicts"],
+                      "properties": {
+                          "created": {"type": "array", "items": {
+                              "type": "object", "additionalProperties": false, "required": ["id", "api_key", "disabled"],
+                              "properties": {"id": {"type": "string"},
+                                             "api_key": {"type": "string", "description": "shown this once"},
+                                             "disabled": {"type": "boolean"}}}},
+                          "unchanged": {"type": "array", "items": {"type": "string"}},
+                          "conflicts": {"type": "array", "items": {
+                              "type": "object", "additionalProperties": false, "required": ["id", "reason"],
+                              "properties": {"id": {"type": "string"}, "reason": {"type": "string"}}}}}}}},
     "Metrics": {"type": "string", "description": "Prometheus text exposition format 0.0.4",
                 "example": "# HELP brokerdesk_up 1 while the broker serves.\n# TYPE brokerdesk_up gauge\nbrokerdesk_up 1\n"},
     "OpenApiDocument": {"type": "object", "description": "An OpenAPI 3.0 document", "required": ["openapi", "info", "paths"],
