@@ -230,5 +230,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestOpenApiDocument)
+QTEST_GUILESS_MAIN(TestOpenApiDocument)
 #include "tst_openapidocument.moc"
