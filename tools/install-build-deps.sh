@@ -12,6 +12,9 @@ qt6-httpserver-dev qt6-websockets-dev libreadline-dev
 fonts-dejavu-core
 libhiredis-dev redis-server
 lintian desktop-file-utils appstream curl"
+# nodejs, npm: the OpenAPI lint (npx @redocly/cli, pinned in tools/openapi). Asked for only when
+# npx is missing, so that a Node.js installed otherwise (NodeSource, nvm) is left alone.
+command -v npx >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs npm"
 
 missing=""
 for package in $PACKAGES; do

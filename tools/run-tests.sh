@@ -7,7 +7,8 @@
 # headless part depends on that option, so only the desktop's files are compiled the second time.
 # Both builds carry line tables only (-g1; DEBUG_INFO=-g for full debug information): sanitizer
 # reports and backtraces keep their file:line, and files compile about a third faster than with -g.
-# BUILD_DIR (default build-tests) and JOBS (default 2) may be set from outside.
+# BUILD_DIR (default build-tests) and JOBS (default 2) may be set from outside. With npm present, the
+# pinned Redocly CLI that lints the OpenAPI document (test openapi_lint) is installed first.
 set -eu
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build-tests}
@@ -20,6 +21,15 @@ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBROKER_WERROR=ON 
 cmake --build "$build_dir" -j"$jobs" --target brokerd brokerctl tst_brokerd tst_brokerctl tst_layering
 ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" \
     -R '^(tst_brokerd|tst_brokerctl|tst_layering|layering_enforced|headless_programs)$'
+
+# The OpenAPI lint's pinned Redocly CLI (tools/openapi), installed once for both builds' test runs.
+if command -v npm >/dev/null 2>&1; then
+    OPENAPI_NODE_DIR="$(pwd)/$build_dir/openapi-lint"
+    export OPENAPI_NODE_DIR
+    mkdir -p "$OPENAPI_NODE_DIR"
+    cp tools/openapi/package.json tools/openapi/package-lock.json "$OPENAPI_NODE_DIR/"
+    (cd "$OPENAPI_NODE_DIR" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+fi
 
 # Release: everything, the desktop app included.
 cmake -S . -B "$build_dir" -DBROKER_BUILD_UI=ON

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "definitionscontroller.h"
 
-#include <QJsonArray>
-
 namespace Broker::Rest {
 
 using Method = QHttpServerRequest::Method;
@@ -16,21 +14,20 @@ const QString ManageUsers = QStringLiteral("manage_users");
 DefinitionsController::DefinitionsController(RestContext &context, Router &router)
     : Controller(context), m_definitions(context.broker, context.users, context.policy)
 {
-    router.add({Method::Get,
-                QStringLiteral("/definitions"),
-                QStringLiteral("Export queues with options, roles and users (never keys) as one document"),
-                ManageUsers,
-                true,
-                {200, 403},
-                {},
+    using namespace Api;
+    const QString tag = QStringLiteral("definitions");
+    const ApiResponse denied = problem(403, QStringLiteral("`Unauthorized`: the key lacks `manage_users` (or `create_queue` to "
+                                                           "import queues, or a permission an imported user holds)"));
+    router.add({Method::Get, QStringLiteral("/definitions"),
+                QStringLiteral("Export queues with options, roles and users (never keys) as one document"), ManageUsers, true,
+                {QStringLiteral("exportDefinitions"), tag, {}, false, {}, {ok(QStringLiteral("Definitions")), denied}},
                 [this](const ExchangePtr &exchange) { exportDefinitions(exchange); }});
-    router.add({Method::Post,
-                QStringLiteral("/definitions"),
-                QStringLiteral("Import a definitions document: add what is missing, report conflicts"),
-                ManageUsers,
-                true,
-                {200, 400, 403},
-                {},
+    router.add({Method::Post, QStringLiteral("/definitions"),
+                QStringLiteral("Import a definitions document: add what is missing, report conflicts"), ManageUsers, true,
+                {QStringLiteral("importDefinitions"), tag, QStringLiteral("Definitions"), true, {},
+                 {ok(QStringLiteral("DefinitionsImport")),
+                  problem(400, QStringLiteral("The document is not valid (`detail` says where)")), denied,
+                  problem(413, QStringLiteral("The body is too large"))}},
                 [this](const ExchangePtr &exchange) { importDefinitions(exchange); }});
 }
 
@@ -67,66 +64,6 @@ void DefinitionsController::importDefinitions(const ExchangePtr &exchange)
         if (check(exchange, summary))
             exchange->sendJson(200, summary->toJson());
     });
-}
-
-QJsonObject DefinitionsController::openApiSchemas()
-{
-    const auto type = [](const char *name) { return QJsonObject{{QStringLiteral("type"), QString::fromLatin1(name)}}; };
-    const auto arrayOf = [](const QJsonObject &items) {
-        return QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), items}};
-    };
-    const auto object = [](const QJsonObject &properties, const QStringList &required = {}) {
-        QJsonObject json{{QStringLiteral("type"), QStringLiteral("object")},
-                         {QStringLiteral("properties"), properties}};
-        if (!required.isEmpty())
-            json.insert(QStringLiteral("required"), QJsonArray::fromStringList(required));
-        return json;
-    };
-    const QJsonObject options =
-        object({{QStringLiteral("type"), type("string")},
-                {QStringLiteral("max_size"), type("integer")},
-                {QStringLiteral("ttl"), type("integer")},
-                {QStringLiteral("visibility_timeout"), type("integer")},
-                {QStringLiteral("max_deliveries"), type("integer")},
-                {QStringLiteral("dead_letter_queue"),
-                 QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}, {QStringLiteral("nullable"), true}}}});
-    const QJsonObject definitions =
-        object({{QStringLiteral("definitions_version"), type("integer")},
-                {QStringLiteral("broker_version"), type("string")},
-                {QStringLiteral("queues"),
-                 arrayOf(object({{QStringLiteral("name"), type("string")}, {QStringLiteral("options"), options}},
-                                {QStringLiteral("name")}))},
-                {QStringLiteral("roles"),
-                 arrayOf(object({{QStringLiteral("name"), type("string")},
-                                 {QStringLiteral("permissions"), arrayOf(type("string"))}},
-                                {QStringLiteral("name"), QStringLiteral("permissions")}))},
-                {QStringLiteral("users"),
-                 arrayOf(object({{QStringLiteral("id"), type("string")},
-                                 {QStringLiteral("name"), type("string")},
-                                 {QStringLiteral("roles"), arrayOf(type("string"))},
-                                 {QStringLiteral("disabled"), type("boolean")}},
-                                {QStringLiteral("id"), QStringLiteral("roles")}))}});
-    const QJsonObject named =
-        object({{QStringLiteral("name"), type("string")}, {QStringLiteral("reason"), type("string")}});
-    const QJsonObject summary = object({{QStringLiteral("success"), type("boolean")},
-                                        {QStringLiteral("queues"),
-                                         object({{QStringLiteral("created"), arrayOf(type("string"))},
-                                                 {QStringLiteral("unchanged"), arrayOf(type("string"))},
-                                                 {QStringLiteral("conflicts"), arrayOf(named)},
-                                                 {QStringLiteral("failed"), arrayOf(named)}})},
-                                        {QStringLiteral("roles"),
-                                         object({{QStringLiteral("present"), arrayOf(type("string"))},
-                                                 {QStringLiteral("not_imported"), arrayOf(named)}})},
-                                        {QStringLiteral("users"),
-                                         object({{QStringLiteral("created"),
-                                                  arrayOf(object({{QStringLiteral("id"), type("string")},
-                                                                  {QStringLiteral("api_key"), type("string")},
-                                                                  {QStringLiteral("disabled"), type("boolean")}}))},
-                                                 {QStringLiteral("unchanged"), arrayOf(type("string"))},
-                                                 {QStringLiteral("conflicts"),
-                                                  arrayOf(object({{QStringLiteral("id"), type("string")},
-                                                                  {QStringLiteral("reason"), type("string")}}))}})}});
-    return QJsonObject{{QStringLiteral("Definitions"), definitions}, {QStringLiteral("DefinitionsImport"), summary}};
 }
 
 } // namespace Broker::Rest

@@ -20,10 +20,6 @@ class DefinitionsController final : public Controller
 public:
     DefinitionsController(RestContext &context, Router &router);
 
-    // OpenAPI schemas of the document and of the import summary ("Definitions",
-    // "DefinitionsImport"), for the components section.
-    static QJsonObject openApiSchemas();
-
 private:
     void exportDefinitions(const ExchangePtr &exchange);
     void importDefinitions(const ExchangePtr &exchange);

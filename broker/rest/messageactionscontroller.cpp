@@ -4,7 +4,6 @@
 #include "jsonscanner.h"
 #include "core/jsonwriter.h"
 #include "requestparsing.h"
-#include "requestschemas.h"
 
 #include "core/validation.h"
 
@@ -69,17 +68,34 @@ void writeIds(JsonWriter &out, const QList<QString> &ids)
 
 MessageActionsController::MessageActionsController(RestContext &context, Router &router) : Controller(context)
 {
+    using namespace Api;
+    const QString tag = QStringLiteral("queue-administration");
+    const ApiResponse denied = problem(403, QStringLiteral("`Unauthorized`: the key lacks a permission (`detail` names it)"));
     router.add({Method::Post, QStringLiteral("/queues/{name}/messages/actions"),
                 QStringLiteral("Delete, requeue, move or dead-letter chosen messages"),
                 QStringLiteral("delete, dead_letter: purge_queue:{name}; requeue: consume:{name}; "
                                "move: consume:{name} and publish:<target>"),
-                true, {200, 400, 403, 404, 409, 429}, {}, [this](const ExchangePtr &e) { act(e); },
-                RequestSchemas::messageActions()});
+                true,
+                {QStringLiteral("actOnMessages"), tag, QStringLiteral("MessageActionsRequest"), true, {},
+                 {ok(QStringLiteral("MessageActionsResult")),
+                  problem(400, QStringLiteral("`Invalid action: ...`, `action is required: ...`, `ids is required: ...`, "
+                                              "`Too many ids: ...`, `target is required: ...`, `Invalid target: ...`, "
+                                              "`Unknown field '...'`")),
+                  denied, problem(404, QStringLiteral("`Queue not found`, `Target queue not found`")),
+                  problem(409, QStringLiteral("`Queue has no dead-letter queue`")),
+                  problem(429, QStringLiteral("`Queue size limit reached` (move), or a rate limit"))}},
+                [this](const ExchangePtr &e) { act(e); }});
     router.add({Method::Post, QStringLiteral("/queues/{name}/redrive"),
                 QStringLiteral("Move dead-lettered messages back to their origin queues (a selection, edited "
                                "payloads, a dry run)"),
-                QStringLiteral("purge_queue:{name}"), true, {200, 400, 403, 404}, {},
-                [this](const ExchangePtr &e) { redrive(e); }, RequestSchemas::redrive()});
+                QStringLiteral("purge_queue:{name}"), true,
+                {QStringLiteral("redriveMessages"), tag, QStringLiteral("RedriveRequest"), false, {},
+                 {ok(QStringLiteral("RedriveResult")),
+                  problem(400, QStringLiteral("`Invalid limit: ...`, `Invalid ids: ...`, `Invalid edits: ...`, "
+                                              "`Invalid dry_run: expected true or false`, `Unknown field '...'`")),
+                  denied, problem(404, QStringLiteral("`Queue not found`")),
+                  problem(429, QStringLiteral("An origin queue's size limit is reached, or a rate limit"))}},
+                [this](const ExchangePtr &e) { redrive(e); }});
 }
 
 void MessageActionsController::act(const ExchangePtr &exchange)

@@ -91,29 +91,79 @@ MessagesController::MessagesController(RestContext &context, Router &router) : C
     const auto bind = [this](void (MessagesController::*handler)(const ExchangePtr &)) {
         return [this, handler](const ExchangePtr &exchange) { (this->*handler)(exchange); };
     };
+    using namespace Api;
+    const QString tag = QStringLiteral("messages");
+    const EngineOptions &engine = m_context.broker.options();
+    const ApiResponse denied = problem(403, QStringLiteral("`Unauthorized`: the key lacks the permission (`detail` names it)"));
+    const ApiResponse queueMissing = problem(404, QStringLiteral("`Queue not found`"));
+    const ApiResponse tooLarge = problem(413, QStringLiteral("`Message too large (at most N bytes)`, or the body is too large"));
+    const ApiResponse full = problem(429, QStringLiteral("`Queue size limit reached`, or a rate limit"));
+    const ApiResponse badReference = problem(400, QStringLiteral("`Invalid queue name`, `Message id is required`, `Invalid JSON`, "
+                                                                 "an invalid `receipt`, `group` or other field"));
+    const ApiResponse messageMissing = problem(404, QStringLiteral("`Queue not found`, or `Message not found`: unknown, already "
+                                                                   "acknowledged, or not leased"));
+    const ApiResponse stale = problem(409, QStringLiteral("The receipt is stale: the lease ended and the message was leased again"));
     router.add({Method::Post, QStringLiteral("/messages/{queue}"), QStringLiteral("Publish a message"),
-                QStringLiteral("publish:{queue}"), true, {200, 400, 403, 404, 413, 429}, {},
+                QStringLiteral("publish:{queue}"), true,
+                {QStringLiteral("publishMessage"), tag, QStringLiteral("PublishRequest"), true, {},
+                 {ok(QStringLiteral("Published")),
+                  problem(400, QStringLiteral("`Message is required`, `Invalid queue name`, `Invalid delay: ...`, `Invalid priority: ...`, "
+                                              "`Invalid headers: expected an object`, `Invalid JSON`")),
+                  denied, queueMissing, tooLarge, full}},
                 bind(&MessagesController::publish)});
-    router.add({Method::Post, QStringLiteral("/messages/{queue}/batch"),
-                QStringLiteral("Publish several messages, all or nothing"), QStringLiteral("publish:{queue}"), true,
-                {200, 400, 403, 404, 413, 429}, {}, bind(&MessagesController::publishBatch)});
-    router.add({Method::Get, QStringLiteral("/messages/{queue}"),
-                QStringLiteral("Consume messages (acknowledge=false leases them)"), QStringLiteral("consume:{queue}"),
-                true, {200, 204, 400, 403, 404},
-                {QStringLiteral("acknowledge"), QStringLiteral("count"), QStringLiteral("wait"),
-                 QStringLiteral("visibility_timeout"), QStringLiteral("group"), QStringLiteral("consumer")},
+    router.add({Method::Post, QStringLiteral("/messages/{queue}/batch"), QStringLiteral("Publish several messages, all or nothing"),
+                QStringLiteral("publish:{queue}"), true,
+                {QStringLiteral("publishMessages"), tag, QStringLiteral("BatchPublishRequest"), true, {},
+                 {ok(QStringLiteral("BatchPublished")),
+                  problem(400, QStringLiteral("`Messages are required`, `Message is required` (a null in the batch), "
+                                              "`Too many messages in one batch (at most N)`, `Invalid delay: ...`")),
+                  denied, queueMissing, tooLarge, full}},
+                bind(&MessagesController::publishBatch)});
+    const Validation::Range counts = Validation::consumeCount(engine);
+    const Validation::Range waits = Validation::waitSeconds(engine);
+    const Validation::Range leases = Validation::visibilityTimeoutSeconds();
+    router.add({Method::Get, QStringLiteral("/messages/{queue}"), QStringLiteral("Consume messages (acknowledge=false leases them)"),
+                QStringLiteral("consume:{queue}"), true,
+                {QStringLiteral("consumeMessages"), tag, {}, false,
+                 {boolean(QStringLiteral("acknowledge"), true,
+                          QStringLiteral("true: the message is acknowledged as it is taken; false: leased until acknowledged "
+                                         "(`true`, `false`, `1` or `0`)")),
+                  integer(QStringLiteral("count"), counts.min, counts.max, 1,
+                          QStringLiteral("At most this many; above 1 the answer has `messages`")),
+                  number(QStringLiteral("wait"), double(waits.min), double(waits.max), 0,
+                         QStringLiteral("Seconds to wait for a message (long poll)")),
+                  integer(QStringLiteral("visibility_timeout"), leases.min, leases.max, 0,
+                          QStringLiteral("Lease in seconds (acknowledge=false); absent: the queue's")),
+                  text(QStringLiteral("group"), QStringLiteral("Consumer group (stream queues)")),
+                  text(QStringLiteral("consumer"), QStringLiteral("Consumer name within the group (stream queues)"))},
+                 {ok(QStringLiteral("Consumed")), {204, {}, QStringLiteral("Nothing arrived within `wait` seconds"), {}},
+                  problem(400, QStringLiteral("`Invalid queue name`, `Invalid count: ...`, `Invalid wait: ...`, "
+                                              "`Invalid acknowledge: expected true or false`, "
+                                              "`Invalid consumer group or consumer name`")),
+                  denied, queueMissing}},
                 bind(&MessagesController::consume)});
     router.add({Method::Put, QStringLiteral("/messages/{queue}/{id}"), QStringLiteral("Acknowledge a message"),
-                QStringLiteral("consume:{queue}"), true, {200, 400, 403, 404, 409}, {}, bind(&MessagesController::ack)});
+                QStringLiteral("consume:{queue}"), true,
+                {QStringLiteral("acknowledgeMessage"), tag, QStringLiteral("AckRequest"), false, {},
+                 {ok(QStringLiteral("Acknowledged")), badReference, denied, messageMissing, stale}},
+                bind(&MessagesController::ack)});
     router.add({Method::Post, QStringLiteral("/messages/{queue}/{id}/nack"),
-                QStringLiteral("Give a leased message back (optionally after a delay)"), QStringLiteral("consume:{queue}"),
-                true, {200, 400, 403, 404, 409}, {}, bind(&MessagesController::nack)});
-    router.add({Method::Post, QStringLiteral("/messages/{queue}/{id}/extend"),
-                QStringLiteral("Extend a lease"), QStringLiteral("consume:{queue}"), true, {200, 400, 403, 404, 409}, {},
+                QStringLiteral("Give a leased message back (optionally after a delay)"), QStringLiteral("consume:{queue}"), true,
+                {QStringLiteral("nackMessage"), tag, QStringLiteral("NackRequest"), false, {},
+                 {ok(QStringLiteral("Nacked")), badReference, denied, messageMissing, stale}},
+                bind(&MessagesController::nack)});
+    router.add({Method::Post, QStringLiteral("/messages/{queue}/{id}/extend"), QStringLiteral("Extend a lease"),
+                QStringLiteral("consume:{queue}"), true,
+                {QStringLiteral("extendLease"), tag, QStringLiteral("ExtendRequest"), true, {},
+                 {ok(QStringLiteral("Extended")), badReference, denied, messageMissing, stale}},
                 bind(&MessagesController::extend)});
-    router.add({Method::Get, QStringLiteral("/messages/{queue}/{id}/events"),
-                QStringLiteral("The recorded life of a message"), QStringLiteral("peek:{queue}"), true,
-                {200, 400, 403, 404}, {}, bind(&MessagesController::lifecycle)});
+    router.add({Method::Get, QStringLiteral("/messages/{queue}/{id}/events"), QStringLiteral("The recorded life of a message"),
+                QStringLiteral("peek:{queue}"), true,
+                {QStringLiteral("getMessageHistory"), QStringLiteral("queue-administration"), {}, false, {},
+                 {ok(QStringLiteral("MessageHistory")), problem(400, QStringLiteral("`Invalid queue name`")), denied,
+                  problem(404, QStringLiteral("`Message not found`: no recorded step in a queue the key may peek"))},
+                 false},
+                bind(&MessagesController::lifecycle)});
 }
 
 void MessagesController::publish(const ExchangePtr &exchange)

@@ -44,22 +44,46 @@ OperationsController::OperationsController(RestContext &context, Router &router,
     const auto bind = [this](void (OperationsController::*handler)(const ExchangePtr &)) {
         return [this, handler](const ExchangePtr &exchange) { (this->*handler)(exchange); };
     };
+    using namespace Api;
+    const QString tag = QStringLiteral("operations");
+    const ApiResponse unhealthy{503, QStringLiteral("Health"), QStringLiteral("The broker is unhealthy: storage is unusable"),
+                                "application/json"};
     router.add({Method::Get, QStringLiteral("/health"),
                 QStringLiteral("Broker health (at most 1 s old; storage details with a view_metrics key)"), {}, false,
-                {200, 503}, {}, bind(&OperationsController::health)});
+                {QStringLiteral("getHealth"), tag, {}, false, {}, {ok(QStringLiteral("Health")), unhealthy}, false},
+                bind(&OperationsController::health)});
     router.add({Method::Get, QStringLiteral("/api/health"), QStringLiteral("Broker health (gCore path)"), {}, false,
-                {200, 503}, {}, bind(&OperationsController::health)});
+                {QStringLiteral("getHealthGcore"), tag, {}, false, {}, {ok(QStringLiteral("Health")), unhealthy}, false},
+                bind(&OperationsController::health)});
     router.add({Method::Get, QStringLiteral("/health/live"), QStringLiteral("Liveness: the process serves"), {}, false,
-                {200}, {}, bind(&OperationsController::live)});
-    router.add({Method::Get, QStringLiteral("/health/ready"),
-                QStringLiteral("Readiness: storage is usable and takes changes"), {},
-                false, {200, 503}, {}, bind(&OperationsController::ready)});
+                {QStringLiteral("getLiveness"), tag, {}, false, {}, {ok(QStringLiteral("Liveness"))}, false},
+                bind(&OperationsController::live)});
+    router.add({Method::Get, QStringLiteral("/health/ready"), QStringLiteral("Readiness: storage is usable and takes changes"), {},
+                false,
+                {QStringLiteral("getReadiness"), tag, {}, false, {},
+                 {ok(QStringLiteral("Readiness")),
+                  {503, QStringLiteral("Readiness"), QStringLiteral("Not ready: storage is unusable or read-only"), "application/json"}},
+                 false},
+                bind(&OperationsController::ready)});
     router.add({Method::Get, QStringLiteral("/metrics"), QStringLiteral("Prometheus metrics (text format 0.0.4)"),
-                QStringLiteral("view_metrics"), true, {200, 403}, {}, bind(&OperationsController::metrics)});
+                QStringLiteral("view_metrics"), true,
+                {QStringLiteral("getMetrics"), tag, {}, false, {},
+                 {{200, QStringLiteral("Metrics"), QStringLiteral("Prometheus text exposition format 0.0.4"),
+                   "text/plain; version=0.0.4; charset=utf-8"},
+                  problem(403, QStringLiteral("`Unauthorized`: the key lacks `view_metrics`"))},
+                 false},
+                bind(&OperationsController::metrics)});
     router.add({Method::Get, QStringLiteral("/errors"), QStringLiteral("Recent errors of the broker"),
-                QStringLiteral("view_errors"), true, {200, 400, 403}, {QStringLiteral("limit")},
+                QStringLiteral("view_errors"), true,
+                {QStringLiteral("listErrors"), tag, {}, false,
+                 {integer(QStringLiteral("limit"), 1, 10'000, 100, QStringLiteral("Most recent records to answer"))},
+                 {ok(QStringLiteral("ErrorList")), problem(400, QStringLiteral("`Invalid limit: ...`")),
+                  problem(403, QStringLiteral("`Unauthorized`: the key lacks `view_errors`"))},
+                 false},
                 bind(&OperationsController::errors)});
-    router.add({Method::Get, QStringLiteral("/openapi.json"), QStringLiteral("This document"), {}, false, {200}, {},
+    router.add({Method::Get, QStringLiteral("/openapi.json"), QStringLiteral("This document"), {}, false,
+                {QStringLiteral("getOpenApiDocument"), tag, {}, false, {},
+                 {ok(QStringLiteral("OpenApiDocument"), QStringLiteral("The OpenAPI 3.0 document of this API"))}, false},
                 bind(&OperationsController::openApi)});
 }
 
@@ -323,10 +347,12 @@ void OperationsController::errors(const ExchangePtr &exchange)
 
 void OperationsController::openApi(const ExchangePtr &exchange)
 {
-    static QByteArray cached; // the route table does not change after start
-    if (cached.isEmpty())
-        cached = QJsonDocument(openApiDocument(m_router, QStringLiteral(BROKER_VERSION))).toJson(QJsonDocument::Compact);
-    exchange->sendText(200, "application/json", cached);
+    // The route table and the options do not change after start.
+    if (m_openApi.isEmpty()) {
+        m_openApi = QJsonDocument(openApiDocument(m_router, QStringLiteral(BROKER_VERSION), m_context.broker.options()))
+                        .toJson(QJsonDocument::Compact);
+    }
+    exchange->sendText(200, "application/json", m_openApi);
 }
 
 } // namespace Broker::Rest

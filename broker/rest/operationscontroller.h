@@ -34,6 +34,7 @@ private:
 
     const RestServer &m_server;
     const Router &m_router;
+    QByteArray m_openApi; // the document, made on first request
 };
 
 } // namespace Broker::Rest

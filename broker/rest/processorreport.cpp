@@ -27,20 +27,13 @@ void appendFamily(QByteArray &out, const char *name, const char *type, const cha
     }
 }
 
-QJsonObject typed(const char *type, bool nullable = false)
-{
-    QJsonObject schema{{QStringLiteral("type"), QString::fromLatin1(type)}};
-    if (nullable)
-        schema.insert(QStringLiteral("nullable"), true);
-    return schema;
-}
-
 } // namespace
 
 QJsonObject toJson(const ProcessorStatus &status)
 {
     QJsonObject json;
     json.insert(QStringLiteral("id"), status.id);
+    json.insert(QStringLiteral("name"), status.name);
     json.insert(QStringLiteral("queue"), status.queue);
     json.insert(QStringLiteral("kind"), status.kind);
     json.insert(QStringLiteral("target"), status.target);
@@ -96,45 +89,6 @@ void appendMetrics(QByteArray &out, const ProcessorStatusList &statuses)
     appendFamily(out, "brokerdesk_processor_failing", "gauge",
                  "1 while a processor's latest delivery failed and none succeeded since.", statuses,
                  [](const ProcessorStatus &s) { return qint64(s.failing ? 1 : 0); });
-}
-
-QJsonObject openApiSchemas()
-{
-    QJsonObject properties{
-        {QStringLiteral("id"), typed("integer")},
-        {QStringLiteral("queue"), typed("string")},
-        {QStringLiteral("kind"),
-         QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
-                     {QStringLiteral("enum"),
-                      QJsonArray{QStringLiteral("callable"), QStringLiteral("webhook"), QStringLiteral("exec")}}}},
-        {QStringLiteral("target"), typed("string")},
-        {QStringLiteral("concurrency"), typed("integer")},
-        {QStringLiteral("in_flight"), typed("integer")},
-        {QStringLiteral("running"), typed("boolean")},
-        {QStringLiteral("successes"), typed("integer")},
-        {QStringLiteral("failures"), typed("integer")},
-        {QStringLiteral("last_error"), typed("string", true)},
-        {QStringLiteral("last_error_at"), typed("number", true)},
-        {QStringLiteral("last_success_at"), typed("number", true)},
-        {QStringLiteral("failing"), typed("boolean")},
-    };
-    QJsonArray required;
-    for (auto it = properties.constBegin(); it != properties.constEnd(); ++it)
-        required.append(it.key());
-    const QJsonObject processor{{QStringLiteral("type"), QStringLiteral("object")},
-                                {QStringLiteral("required"), required},
-                                {QStringLiteral("properties"), properties}};
-    const QJsonObject list{
-        {QStringLiteral("type"), QStringLiteral("object")},
-        {QStringLiteral("required"), QJsonArray{QStringLiteral("processors"), QStringLiteral("count")}},
-        {QStringLiteral("properties"),
-         QJsonObject{{QStringLiteral("processors"),
-                      QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
-                                  {QStringLiteral("items"),
-                                   QJsonObject{
-                                       {QStringLiteral("$ref"), QStringLiteral("#/components/schemas/Processor")}}}}},
-                     {QStringLiteral("count"), typed("integer")}}}};
-    return QJsonObject{{QStringLiteral("Processor"), processor}, {QStringLiteral("ProcessorList"), list}};
 }
 
 } // namespace Broker::Rest::ProcessorReport

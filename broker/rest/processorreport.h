@@ -21,7 +21,4 @@ QJsonObject healthComponent(const ProcessorStatusList &statuses, bool detailed);
 // queue, processor (the id) and kind. Never the target: a URL or a program is not a label.
 void appendMetrics(QByteArray &out, const ProcessorStatusList &statuses);
 
-// The OpenAPI schemas of GET /processors' answer: "Processor" and "ProcessorList".
-QJsonObject openApiSchemas();
-
 } // namespace Broker::Rest::ProcessorReport

@@ -17,8 +17,11 @@ ProcessorsController::ProcessorsController(RestContext &context, Router &router)
                 QStringLiteral("Processors and how each is doing (optionally those of one queue)"),
                 QStringLiteral("view_metrics"),
                 true,
-                {200, 400, 403},
-                {QStringLiteral("queue")},
+                {QStringLiteral("listProcessors"), QStringLiteral("operations"), {}, false,
+                 {Api::text(QStringLiteral("queue"), QStringLiteral("Only the processors of this queue"))},
+                 {Api::ok(QStringLiteral("ProcessorList")), Api::problem(400, QStringLiteral("`Invalid queue name`")),
+                  Api::problem(403, QStringLiteral("`Unauthorized`: the key lacks `view_metrics`"))},
+                 false},
                 [this](const ExchangePtr &exchange) { list(exchange); }});
 }
 

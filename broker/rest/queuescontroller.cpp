@@ -3,12 +3,13 @@
 
 #include "core/jsonwriter.h"
 #include "requestparsing.h"
-#include "requestschemas.h"
 #include "serializers.h"
 
 #include "core/validation.h"
 
 #include <QJsonArray>
+
+#include <limits>
 
 namespace Broker::Rest {
 
@@ -19,30 +20,67 @@ QueuesController::QueuesController(RestContext &context, Router &router) : Contr
     const auto bind = [this](void (QueuesController::*handler)(const ExchangePtr &)) {
         return [this, handler](const ExchangePtr &exchange) { (this->*handler)(exchange); };
     };
-    router.add({Method::Post, QStringLiteral("/queues"), QStringLiteral("Create a queue"),
-                QStringLiteral("create_queue"), true, {200, 400, 403, 409}, {}, bind(&QueuesController::create)});
-    router.add({Method::Get, QStringLiteral("/queues"), QStringLiteral("List queues"), QStringLiteral("list_queues"),
-                true, {200, 403}, {}, bind(&QueuesController::list)});
-    router.add({Method::Get, QStringLiteral("/queues/{name}"), QStringLiteral("Queue detail"),
-                QStringLiteral("list_queues"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::detail)});
+    using namespace Api;
+    const QString tag = QStringLiteral("queues");
+    const ApiResponse badName = problem(400, QStringLiteral("`Invalid queue name`"));
+    const ApiResponse denied = problem(403, QStringLiteral("`Unauthorized`: the key lacks the permission (`detail` names it)"));
+    const ApiResponse missing = problem(404, QStringLiteral("`Queue not found`"));
+    router.add({Method::Post, QStringLiteral("/queues"), QStringLiteral("Create a queue"), QStringLiteral("create_queue"), true,
+                {QStringLiteral("createQueue"), tag, QStringLiteral("QueueCreateRequest"), true, {},
+                 {ok(QStringLiteral("QueueCreated")),
+                  problem(400, QStringLiteral("`Queue name is required`, `Invalid queue name`, `Invalid option '...'`, "
+                                              "`Unknown queue type '...'`")),
+                  denied, problem(409, QStringLiteral("`Queue already exists`")), problem(413, QStringLiteral("The body is too large"))}},
+                bind(&QueuesController::create)});
+    router.add({Method::Get, QStringLiteral("/queues"), QStringLiteral("List queues"), QStringLiteral("list_queues"), true,
+                {QStringLiteral("listQueues"), tag, {}, false, {}, {ok(QStringLiteral("QueueList")), denied}},
+                bind(&QueuesController::list)});
+    router.add({Method::Get, QStringLiteral("/queues/{name}"), QStringLiteral("Queue detail"), QStringLiteral("list_queues"), true,
+                {QStringLiteral("getQueue"), tag, {}, false, {}, {ok(QStringLiteral("Queue")), badName, denied, missing}},
+                bind(&QueuesController::detail)});
     router.add({Method::Patch, QStringLiteral("/queues/{name}"),
                 QStringLiteral("Change a queue's options (max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue)"),
-                QStringLiteral("create_queue"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::update),
-                RequestSchemas::queueOptionsChange()});
+                QStringLiteral("create_queue"), true,
+                {QStringLiteral("updateQueue"), tag, QStringLiteral("QueueOptionsChange"), true, {},
+                 {ok(QStringLiteral("Queue"), QStringLiteral("The queue, as GET /queues/{name} answers it")),
+                  problem(400, QStringLiteral("`Invalid queue name`, `Unknown field '...'`, `Invalid options: expected an object`, "
+                                              "an unknown or invalid option, or `type`")),
+                  denied, missing, problem(413, QStringLiteral("The body is too large"))}},
+                bind(&QueuesController::update)});
     router.add({Method::Delete, QStringLiteral("/queues/{name}"), QStringLiteral("Delete a queue and its messages"),
-                QStringLiteral("delete_queue"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::remove)});
+                QStringLiteral("delete_queue"), true,
+                {QStringLiteral("deleteQueue"), tag, {}, false, {}, {ok(QStringLiteral("QueueDeleted")), badName, denied, missing}},
+                bind(&QueuesController::remove)});
     router.add({Method::Post, QStringLiteral("/queues/{name}/purge"), QStringLiteral("Remove every message"),
-                QStringLiteral("purge_queue:{name}"), true, {200, 400, 403, 404}, {}, bind(&QueuesController::purge)});
+                QStringLiteral("purge_queue:{name}"), true,
+                {QStringLiteral("purgeQueue"), tag, {}, false, {}, {ok(QStringLiteral("QueuePurged")), badName, denied, missing}},
+                bind(&QueuesController::purge)});
+    const EngineOptions &engine = m_context.broker.options();
+    const Validation::Range browseLimits = Validation::browseLimit(engine);
     router.add({Method::Get, QStringLiteral("/queues/{name}/messages"),
                 QStringLiteral("Browse messages by state (ready, delayed, in_flight, dead) without consuming them; "
                                "search by payload text, header and id"),
-                QStringLiteral("peek:{name}"), true, {200, 400, 403, 404},
-                {QStringLiteral("offset"), QStringLiteral("limit"), QStringLiteral("state"), QStringLiteral("q"),
-                 QStringLiteral("header"), QStringLiteral("id")},
+                QStringLiteral("peek:{name}"), true,
+                {QStringLiteral("browseMessages"), QStringLiteral("queue-administration"), {}, false,
+                 {integer(QStringLiteral("offset"), 0, std::numeric_limits<int>::max(), 0, QStringLiteral("Messages to skip")),
+                  integer(QStringLiteral("limit"), browseLimits.min, browseLimits.max, 50, QStringLiteral("Messages in the page")),
+                  text(QStringLiteral("state"), QStringLiteral("Which messages (default: ready)"),
+                       {QStringLiteral("ready"), QStringLiteral("delayed"), QStringLiteral("in_flight"), QStringLiteral("dead")}),
+                  text(QStringLiteral("q"), QStringLiteral("Text the payload contains")),
+                  text(QStringLiteral("header"), QStringLiteral("`key:value`: that header with that value; `key`: any message with the header")),
+                  text(QStringLiteral("id"), QStringLiteral("Only the message with this id"))},
+                 {ok(QStringLiteral("BrowsePage")),
+                  problem(400, QStringLiteral("`Invalid queue name`, `Invalid offset: ...`, `Invalid limit: ...`, `Invalid state: ...`, "
+                                              "`Invalid header filter: ...`")),
+                  denied, missing}},
                 bind(&QueuesController::browse)});
-    router.add({Method::Get, QStringLiteral("/queues/{name}/events"),
-                QStringLiteral("Recent message events of a queue"), QStringLiteral("peek:{name}"), true,
-                {200, 400, 403, 404}, {QStringLiteral("limit")}, bind(&QueuesController::events)});
+    router.add({Method::Get, QStringLiteral("/queues/{name}/events"), QStringLiteral("Recent message events of a queue"),
+                QStringLiteral("peek:{name}"), true,
+                {QStringLiteral("listQueueEvents"), QStringLiteral("queue-administration"), {}, false,
+                 {integer(QStringLiteral("limit"), 1, 10'000, 100, QStringLiteral("Most recent events to answer"))},
+                 {ok(QStringLiteral("QueueEvents")), problem(400, QStringLiteral("`Invalid queue name`, `Invalid limit: ...`")),
+                  denied, missing}},
+                bind(&QueuesController::events)});
 }
 
 void QueuesController::create(const ExchangePtr &exchange)

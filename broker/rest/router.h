@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "apicontract.h"
 #include "exchange.h"
 
 #include <QHttpServerRequest>
@@ -24,11 +25,8 @@ struct Route
     QString summary;          // one line for the OpenAPI document
     QString permission;       // what the handler checks ("publish:{name}"); empty: any authenticated user
     bool authenticated = true;
-    QList<int> statuses;      // what it answers besides 401/429, for the OpenAPI document
-    QStringList queryParameters;
+    ApiContract contract;     // parameters, body and answers, for the OpenAPI document
     Handler handler;
-    // The JSON schema of the request body, for the OpenAPI document; empty: any object.
-    QJsonObject requestSchema = {};
 };
 
 class Router

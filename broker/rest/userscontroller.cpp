@@ -46,17 +46,36 @@ UsersController::UsersController(RestContext &context, Router &router) : Control
     const auto bind = [this](void (UsersController::*handler)(const ExchangePtr &)) {
         return [this, handler](const ExchangePtr &exchange) { (this->*handler)(exchange); };
     };
+    using namespace Api;
+    const QString tag = QStringLiteral("users");
+    const ApiResponse denied = problem(403, QStringLiteral("`Unauthorized`: the key lacks `manage_users`, or a permission the "
+                                                           "user or the roles hold (`detail` names it)"));
+    const ApiResponse missing = problem(404, QStringLiteral("`User not found`"));
+    const ApiResponse lastAdmin = problem(409, QStringLiteral("`Cannot remove the last admin`"));
     router.add({Method::Get, QStringLiteral("/users"), QStringLiteral("List users (never keys)"), ManageUsers, true,
-                {200, 403}, {}, bind(&UsersController::list)});
-    router.add({Method::Post, QStringLiteral("/users"), QStringLiteral("Add a user; the new key is shown once"),
-                ManageUsers, true, {200, 400, 403, 409}, {}, bind(&UsersController::create)});
+                {QStringLiteral("listUsers"), tag, {}, false, {}, {ok(QStringLiteral("UserList")), denied}, false},
+                bind(&UsersController::list)});
+    router.add({Method::Post, QStringLiteral("/users"), QStringLiteral("Add a user; the new key is shown once"), ManageUsers, true,
+                {QStringLiteral("createUser"), tag, QStringLiteral("UserCreateRequest"), true, {},
+                 {ok(QStringLiteral("KeyIssued")),
+                  problem(400, QStringLiteral("`Invalid user id`, `Invalid roles: expected a non-empty array of role names`, "
+                                              "an unknown role")),
+                  denied, problem(409, QStringLiteral("`User already exists`"))}},
+                bind(&UsersController::create)});
     router.add({Method::Patch, QStringLiteral("/users/{id}"), QStringLiteral("Change a user's roles or disabled state"),
-                ManageUsers, true, {200, 400, 403, 404, 409}, {}, bind(&UsersController::update)});
+                ManageUsers, true,
+                {QStringLiteral("updateUser"), tag, QStringLiteral("UserChange"), true, {},
+                 {ok(QStringLiteral("User")),
+                  problem(400, QStringLiteral("`Invalid roles: ...`, `Invalid disabled: expected true or false`")), denied,
+                  missing, lastAdmin}},
+                bind(&UsersController::update)});
     router.add({Method::Delete, QStringLiteral("/users/{id}"), QStringLiteral("Delete a user"), ManageUsers, true,
-                {200, 403, 404, 409}, {}, bind(&UsersController::remove)});
-    router.add({Method::Post, QStringLiteral("/users/{id}/rotate"),
-                QStringLiteral("Replace a user's key; the new key is shown once"), ManageUsers, true, {200, 403, 404},
-                {}, bind(&UsersController::rotate)});
+                {QStringLiteral("deleteUser"), tag, {}, false, {}, {ok(QStringLiteral("Success")), denied, missing, lastAdmin}},
+                bind(&UsersController::remove)});
+    router.add({Method::Post, QStringLiteral("/users/{id}/rotate"), QStringLiteral("Replace a user's key; the new key is shown once"),
+                ManageUsers, true,
+                {QStringLiteral("rotateUserKey"), tag, {}, false, {}, {ok(QStringLiteral("KeyIssued")), denied, missing}},
+                bind(&UsersController::rotate)});
 }
 
 QStringList UsersController::actorRoles(const ExchangePtr &exchange)

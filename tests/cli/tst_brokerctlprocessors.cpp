@@ -57,16 +57,16 @@ void TestBrokerctlProcessors::output_data()
     QTest::addColumn<QList<QByteArray>>("lines"); // each must be a line of the output, trimmed
 
     QTest::addRow("text-one-line-each") << QStringList{"processors", "-o", "text"}
-                                        << QList<QByteArray>{"1\torders\tcallable\t-\trunning\t0/1\t1\t0\t-\t-",
-                                                             "2\taudit\tcallable\t-\tfailing\t0/1\t0\t1\t*\tdeclined"};
+                                        << QList<QByteArray>{"1\torders\tcallable\t-\trunning\t0/16\t1\t0\t-\t-",
+                                                             "2\taudit\tcallable\t-\tfailing\t0/16\t0\t1\t*\tdeclined"};
     QTest::addRow("list-is-the-default-action")
         << QStringList{"processors", "list", "-o", "text", "--queue", "audit"}
-        << QList<QByteArray>{"2\taudit\tcallable\t-\tfailing\t0/1\t0\t1\t*\tdeclined"};
+        << QList<QByteArray>{"2\taudit\tcallable\t-\tfailing\t0/16\t0\t1\t*\tdeclined"};
     QTest::addRow("table-has-headers")
         << QStringList{"processors", "-o", "table", "--queue", "orders"}
         << QList<QByteArray>{
                "ID  QUEUE   KIND      TARGET  STATE    IN FLIGHT  SUCCESSES  FAILURES  LAST ERROR AT  LAST ERROR",
-               "1   orders  callable  -       running  0/1        1          0         -              -"};
+               "1   orders  callable  -       running  0/16       1          0         -              -"};
 }
 
 void TestBrokerctlProcessors::output()

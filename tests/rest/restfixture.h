@@ -7,9 +7,11 @@
 #include "engine/messagebroker.h"
 #include "engine/queuetyperegistry.h"
 #include "errors/errormanager.h"
+#include "rest/openapi.h"
 #include "rest/restserver.h"
 #include "security/accesspolicy.h"
 #include "security/userdirectory.h"
+#include "../support/openapicontract.h"
 #include "../support/teststore.h"
 
 #include <QElapsedTimer>
@@ -161,8 +163,34 @@ struct RestFixture
             bytes += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
         bytes += "\r\n" + body;
         client.send(bytes);
-        return client.receive(25'000, method == "HEAD");
+        HttpResponse response = client.receive(25'000, method == "HEAD");
+        if (checksContract && response.complete) {
+            ++checkedAnswers;
+            const QStringList faults =
+                contract().check(method, path, response.status, response.header("content-type"), response.body);
+            if (!faults.isEmpty()) {
+                QTest::qFail(qPrintable(QStringLiteral("the answer is not the OpenAPI document's: %1\nbody: %2")
+                                            .arg(faults.join(u"\n"), QString::fromUtf8(response.body.left(600)))),
+                             __FILE__, __LINE__);
+            }
+        }
+        return response;
     }
+
+    // The OpenAPI document this server serves, as a checker of answers.
+    const OpenApiContract &contract()
+    {
+        if (!m_contract)
+            m_contract.emplace(Rest::openApiDocument(server->router(), QStringLiteral("test"), broker.options()));
+        return *m_contract;
+    }
+
+    // Every answer request() receives is checked against the OpenAPI document, so that the
+    // document cannot drift from what the API does. Tests of the HTTP layer beneath the routes
+    // (framing, timeouts, connection caps) turn it off: those answers come before any route.
+    static inline bool checksContractByDefault = true;
+    bool checksContract = checksContractByDefault;
+    int checkedAnswers = 0;
 
     QTemporaryDir dir;
     SystemClock clock;
@@ -174,6 +202,9 @@ struct RestFixture
     UserDirectory users;
     std::unique_ptr<Rest::RestServer> server;
     quint16 port = 0;
+
+private:
+    std::optional<OpenApiContract> m_contract;
 };
 
 } // namespace Broker::Testing

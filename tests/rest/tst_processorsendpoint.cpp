@@ -4,6 +4,7 @@
 // details for a view_metrics key), the brokerdesk_processor_* and brokerdesk_notification_webhook_*
 // families of /metrics, and the OpenAPI document's entry. The processors are real C++ callables
 // on the engine, one that accepts and one that declines, so the statuses are the engine's own.
+#include "core/engineoptions.h"
 #include "errors/webhooksender.h"
 #include "restfixture.h"
 
@@ -102,7 +103,7 @@ void TestProcessorsEndpoint::listShowsEveryField()
     QCOMPARE(accepting.value("queue").toString(), QString("orders"));
     QCOMPARE(accepting.value("kind").toString(), QString("callable"));
     QCOMPARE(accepting.value("target").toString(), QString()); // a callable points nowhere
-    QCOMPARE(accepting.value("concurrency").toInt(), 1);
+    QCOMPARE(accepting.value("concurrency").toInt(), EngineOptions{}.processorBatch); // a callable takes a batch per turn
     QCOMPARE(accepting.value("in_flight").toInt(), 0);
     QCOMPARE(accepting.value("running").toBool(), true);
     QCOMPARE(accepting.value("successes").toInt(), 1);
@@ -264,7 +265,7 @@ void TestProcessorsEndpoint::metricsPerProcessor()
     for (const QByteArray &expected :
          {"brokerdesk_processor_successes_total" + orders + "1", "brokerdesk_processor_failures_total" + orders + "0",
           "brokerdesk_processor_successes_total" + audit + "0", "brokerdesk_processor_failures_total" + audit + "2",
-          "brokerdesk_processor_in_flight" + orders + "0", "brokerdesk_processor_concurrency" + orders + "1",
+          "brokerdesk_processor_in_flight" + orders + "0", "brokerdesk_processor_concurrency" + orders + "16",
           "brokerdesk_processor_running" + audit + "1", "brokerdesk_processor_failing" + orders + "0",
           "brokerdesk_processor_failing" + audit + "1",
           QByteArray("# TYPE brokerdesk_processor_successes_total counter"),

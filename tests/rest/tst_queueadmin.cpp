@@ -248,10 +248,16 @@ void TestQueueAdmin::payloadKeyOrderSurvivesPublishAndBrowse()
 void TestQueueAdmin::openApiDescribesTheNewBodies()
 {
     RestFixture f;
-    const QJsonObject paths = f.request("GET", "/openapi.json").json().value("paths").toObject();
+    const QJsonObject document = f.request("GET", "/openapi.json").json();
+    const QJsonObject paths = document.value("paths").toObject();
+    // Bodies are named components now: follow the reference.
+    const JsonSchemaValidator resolver(document);
+    const auto named = [&](const QJsonObject &schema) {
+        return schema.contains("$ref") ? resolver.resolve(schema.value("$ref").toString()) : schema;
+    };
     const QJsonObject patch = paths.value("/queues/{name}").toObject().value("patch").toObject();
-    const QJsonObject schema = patch.value("requestBody").toObject().value("content").toObject()
-                                   .value("application/json").toObject().value("schema").toObject();
+    const QJsonObject schema = named(patch.value("requestBody").toObject().value("content").toObject()
+                                         .value("application/json").toObject().value("schema").toObject());
     const QJsonObject options = schema.value("properties").toObject().value("options").toObject();
     QCOMPARE(options.value("properties").toObject().keys(),
              (QStringList{"dead_letter_queue", "max_deliveries", "max_size", "ttl", "visibility_timeout"}));
@@ -261,8 +267,9 @@ void TestQueueAdmin::openApiDescribesTheNewBodies()
         parameters.append(p.toObject().value("name").toString());
     QCOMPARE(parameters, (QStringList{"name", "offset", "limit", "state", "q", "header", "id"}));
     const auto bodySchema = [&](const char *path) {
-        return paths.value(path).toObject().value("post").toObject().value("requestBody").toObject().value("content")
-            .toObject().value("application/json").toObject().value("schema").toObject().value("properties").toObject();
+        return named(paths.value(path).toObject().value("post").toObject().value("requestBody").toObject().value("content")
+                         .toObject().value("application/json").toObject().value("schema").toObject())
+            .value("properties").toObject();
     };
     QCOMPARE(bodySchema("/queues/{name}/messages/actions").value("action").toObject().value("enum").toArray(),
              (QJsonArray{"delete", "requeue", "move", "dead_letter"}));
