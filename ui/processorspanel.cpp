@@ -91,7 +91,9 @@ void ProcessorsPanel::showProcessors(const QString &queue, const ProcessorStatus
         failing += status.failing && status.running ? 1 : 0;
         stopped += status.running ? 0 : 1;
         setCell(row, StateColumn, stateText(status));
-        setCell(row, KindColumn, status.kind, tr("Processor %1").arg(status.id));
+        // A configured processor's name says which one it is where several share a kind.
+        setCell(row, KindColumn, status.name.isEmpty() ? status.kind : tr("%1 · %2").arg(status.kind, status.name),
+                tr("Processor %1").arg(status.id));
         setCell(row, TargetColumn, status.target.isEmpty() ? QStringLiteral("—") : status.target,
                 status.target.isEmpty() ? tr("A C++ callable in the broker's process") : status.target);
         setCell(row, InFlightColumn, tr("%1 / %2").arg(formatCount(status.inFlight), formatCount(status.concurrency)));

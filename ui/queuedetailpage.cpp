@@ -30,6 +30,8 @@ namespace Broker::Ui {
 
 namespace {
 
+constexpr int ChartMinimumHeight = 145;
+
 const QueueInfo *findQueue(const QList<QueueInfo> &queues, const QString &name)
 {
     const auto found = std::lower_bound(queues.begin(), queues.end(), name,
@@ -131,14 +133,17 @@ QueueDetailPage::QueueDetailPage(BrokerClient &client, QWidget *parent) : QWidge
     m_rates->setTitle(tr("Per second"));
     for (const QString &name : {tr("publish"), tr("consume"), tr("ack"), tr("nack"), tr("dead-letter")})
         m_rates->addSeries(name);
-    overviewLayout->addWidget(m_levels, 1);
-    overviewLayout->addWidget(m_rates, 1);
+    // The charts keep a readable height; the page scrolls rather than squeeze the figures above
+    // them when consumer groups and processors take room too.
+    for (RateChart *chart : {m_levels, m_rates}) {
+        chart->setMinimumHeight(ChartMinimumHeight);
+        overviewLayout->addWidget(chart, 1);
+    }
 
     auto *scroll = new QScrollArea;
     scroll->setWidget(overview);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
-    overview->setMinimumHeight(620);
     m_tabs->addTab(scroll, tr("&Overview"));
 
     m_messages = new MessageBrowser(client);

@@ -98,7 +98,12 @@ int main(int argc, char **argv)
     if (screenshots) {
         settings.configFile = sampleDir.filePath(QStringLiteral("message_broker.yaml"));
         QFile file(settings.configFile);
-        if (!file.open(QIODevice::WriteOnly) || file.write("api: {bind: 127.0.0.1, port: 0}\n") < 0)
+        // A processor that takes two seconds per order, so that the queue detail shows one at work.
+        const QByteArray sample = "api: {bind: 127.0.0.1, port: 0}\n"
+                                  "processors:\n"
+                                  "  - {queue: orders, type: exec, name: fulfil, command: [/bin/sh, -c, 'sleep 2'],\n"
+                                  "     concurrency: 2, timeout_ms: 10000}\n";
+        if (!file.open(QIODevice::WriteOnly) || file.write(sample) < 0)
             return 1;
     } else {
         const Broker::Result<QString> config = Broker::desktopConfigFile(parser.value(configOption));

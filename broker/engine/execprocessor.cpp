@@ -41,10 +41,12 @@ ExecProcessor::ExecProcessor(ExecProcessorOptions options, QObject *parent) : QO
 ExecProcessor::~ExecProcessor()
 {
     // Abandoned, not reported (AsyncProcessor): killed, and their messages come back when the
-    // leases run out. QProcess's destructor reaps a killed child (a short wait).
+    // leases run out. Reaped here (SIGKILL ends a child at once), so that QProcess's destructor
+    // finds nothing running.
     for (const std::unique_ptr<Run> &run : m_runs) {
         run->process->disconnect(this);
         run->process->kill();
+        run->process->waitForFinished(1000);
     }
 }
 
