@@ -8,6 +8,8 @@
 #include "processorfixture.h"
 
 #include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -25,6 +27,7 @@ private Q_SLOTS:
     void outputIsLoggedBounded();
     void concurrencyBoundsProcesses();
     void targetIsTheProgramOnly();
+    void removedWhileRunningLeavesNoChild();
 };
 
 namespace {
@@ -191,6 +194,29 @@ void TestExecProcessor::targetIsTheProgramOnly()
     QVERIFY(f.publish(QStringLiteral("q"), numbers(1, 1)).ok());
     QVERIFY(runUntil(f, [&] { return onlyStatus(f).failures == 1; }, 0));
     QVERIFY2(onlyStatus(f).lastError.startsWith(u"cannot start program:"), qPrintable(onlyStatus(f).lastError));
+}
+
+void TestExecProcessor::removedWhileRunningLeavesNoChild()
+{
+    // A processor removed (or a broker stopped) mid-run kills its command and reaps it: no child
+    // left running, and no "destroyed while process is still running" from QProcess.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString pidFile = dir.filePath(QStringLiteral("pid"));
+    EngineFixture f(processorTestOptions());
+    QVERIFY(f.create(QStringLiteral("q")).ok());
+    addExec(f, shell(QStringLiteral("echo $$ > \"$1\"; exec sleep 30"), {pidFile}));
+    QVERIFY(f.publish(QStringLiteral("q"), numbers(1, 1)).ok());
+    QVERIFY(runUntil(f, [&] { return QFileInfo(pidFile).size() > 0; }, 0));
+    QFile file(pidFile);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray pid = file.readAll().trimmed();
+    QVERIFY(!pid.isEmpty());
+    QVERIFY(QFileInfo::exists(QStringLiteral("/proc/") + QString::fromLatin1(pid)));
+
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("Destroyed while process")));
+    QVERIFY(f.broker.unregisterProcessor(onlyStatus(f).id));
+    QVERIFY(!QFileInfo::exists(QStringLiteral("/proc/") + QString::fromLatin1(pid))); // reaped, not a zombie
 }
 
 QTEST_GUILESS_MAIN(TestExecProcessor)
