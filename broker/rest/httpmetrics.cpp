@@ -1,23 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "httpmetrics.h"
 
+#include "prometheustext.h"
+
 namespace Broker::Rest {
 
-QByteArray promLabel(const QString &value)
-{
-    QByteArray out;
-    for (const char c : value.toUtf8()) {
-        if (c == '\\')
-            out += "\\\\";
-        else if (c == '"')
-            out += "\\\"";
-        else if (c == '\n')
-            out += "\\n";
-        else
-            out += c;
-    }
-    return out;
-}
 
 void HttpMetrics::record(const QString &method, const QString &route, int status, qint64 elapsedNs)
 {

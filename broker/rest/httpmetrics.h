@@ -32,7 +32,4 @@ private:
     std::map<QString, Histogram> m_latency;
 };
 
-// Escapes a Prometheus label value.
-QByteArray promLabel(const QString &value);
-
 } // namespace Broker::Rest

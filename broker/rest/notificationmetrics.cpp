@@ -1,29 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "notificationmetrics.h"
 
+#include "prometheustext.h"
+
 namespace Broker::Rest::NotificationMetrics {
-
-namespace {
-
-void appendOne(QByteArray &out, const char *name, const char *type, const char *help, qint64 value)
-{
-    out += QByteArray("# HELP ") + name + ' ' + help + "\n# TYPE " + name + ' ' + type + '\n' + name + ' '
-        + QByteArray::number(value) + '\n';
-}
-
-} // namespace
 
 void append(QByteArray &out, const WebhookStatus &webhook)
 {
-    appendOne(out, "brokerdesk_notification_webhook_queued", "gauge",
+    appendSingle(out, "brokerdesk_notification_webhook_queued", "gauge",
               "Notifications waiting to be sent to the notification webhook.", webhook.queued);
-    appendOne(out, "brokerdesk_notification_webhook_delivered_total", "counter", "Notifications the webhook accepted.",
+    appendSingle(out, "brokerdesk_notification_webhook_delivered_total", "counter", "Notifications the webhook accepted.",
               webhook.delivered);
-    appendOne(out, "brokerdesk_notification_webhook_failed_total", "counter",
+    appendSingle(out, "brokerdesk_notification_webhook_failed_total", "counter",
               "Notifications given up on after the last attempt.", webhook.failed);
-    appendOne(out, "brokerdesk_notification_webhook_dropped_total", "counter",
+    appendSingle(out, "brokerdesk_notification_webhook_dropped_total", "counter",
               "Notifications refused because the webhook's queue was full.", webhook.dropped);
-    appendOne(out, "brokerdesk_notification_webhook_failing", "gauge",
+    appendSingle(out, "brokerdesk_notification_webhook_failing", "gauge",
               "1 while the latest attempt failed and nothing was delivered since.", webhook.failing ? 1 : 0);
 }
 

@@ -3,6 +3,7 @@
 
 #include "notificationmetrics.h"
 #include "openapi.h"
+#include "prometheustext.h"
 #include "processorreport.h"
 #include "requestparsing.h"
 #include "restserver.h"
@@ -25,7 +26,7 @@ constexpr quint64 NoEvents = std::numeric_limits<quint64>::max();
 void appendQueueMetric(QByteArray &out, const char *name, const char *type, const char *help,
                        const QList<QueueInfo> &queues, qint64 (*value)(const QueueInfo &))
 {
-    out += QByteArray("# HELP ") + name + ' ' + help + "\n# TYPE " + name + ' ' + type + '\n';
+    appendFamilyHead(out, name, type, help);
     for (const QueueInfo &queue : queues)
         out += QByteArray(name) + "{queue=\"" + promLabel(queue.name) + "\"} " + QByteArray::number(value(queue)) + '\n';
 }

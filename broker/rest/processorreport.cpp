@@ -2,7 +2,7 @@
 #include "processorreport.h"
 
 #include "exchange.h"
-#include "httpmetrics.h"
+#include "prometheustext.h"
 #include "serializers.h"
 
 #include <QJsonArray>
@@ -19,7 +19,7 @@ QJsonValue timeOrNull(qint64 ms)
 void appendFamily(QByteArray &out, const char *name, const char *type, const char *help,
                   const ProcessorStatusList &statuses, qint64 (*value)(const ProcessorStatus &))
 {
-    out += QByteArray("# HELP ") + name + ' ' + help + "\n# TYPE " + name + ' ' + type + '\n';
+    appendFamilyHead(out, name, type, help);
     for (const ProcessorStatus &status : statuses) {
         out += QByteArray(name) + "{queue=\"" + promLabel(status.queue) + "\",processor=\""
             + QByteArray::number(status.id) + "\",kind=\"" + promLabel(status.kind) + "\"} "

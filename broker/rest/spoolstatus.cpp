@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "spoolstatus.h"
 
+#include "prometheustext.h"
+
 namespace Broker::Rest::SpoolStatus {
-
-namespace {
-
-void append(QByteArray &out, const char *name, const char *type, const char *help, qint64 value)
-{
-    out += QByteArray("# HELP ") + name + ' ' + help + "\n# TYPE " + name + ' ' + type + '\n' + name + ' '
-        + QByteArray::number(value) + '\n';
-}
-
-} // namespace
 
 QJsonObject toJson(const StoreStatus &store)
 {
@@ -32,18 +24,18 @@ QJsonObject toJson(const StoreStatus &store)
 
 void appendMetrics(QByteArray &out, const StoreStatus &store)
 {
-    append(out, "brokerdesk_storage_spooled_bytes", "gauge", "Stored size of the publishes kept in the local spool.",
+    appendSingle(out, "brokerdesk_storage_spooled_bytes", "gauge", "Stored size of the publishes kept in the local spool.",
            store.spooledBytes);
-    append(out, "brokerdesk_storage_spool_max_messages", "gauge",
+    appendSingle(out, "brokerdesk_storage_spool_max_messages", "gauge",
            "Spooled publishes beyond which publishes are refused (503); 0: no bound.", store.spoolMaxMessages);
-    append(out, "brokerdesk_storage_spool_max_bytes", "gauge",
+    appendSingle(out, "brokerdesk_storage_spool_max_bytes", "gauge",
            "Spooled bytes beyond which publishes are refused (503); 0: no bound.", store.spoolMaxBytes);
-    append(out, "brokerdesk_storage_queues_recreated_total", "counter",
+    appendSingle(out, "brokerdesk_storage_queues_recreated_total", "counter",
            "Queues missing in the backend when the spool drained (it lost its data), created again.",
            store.queuesRecreated);
-    append(out, "brokerdesk_storage_spool_discarded_total", "counter",
+    appendSingle(out, "brokerdesk_storage_spool_discarded_total", "counter",
            "Spooled publishes of queues deleted on purpose meanwhile, removed with their queue.", store.spoolDiscarded);
-    append(out, "brokerdesk_storage_spool_blocked", "gauge",
+    appendSingle(out, "brokerdesk_storage_spool_blocked", "gauge",
            "1 while the spool cannot deliver its oldest batch (see /errors); it keeps the messages.",
            store.spoolBlocked.isEmpty() ? 0 : 1);
 }
