@@ -4,6 +4,7 @@
 #include "storage/journaledstore.h"
 #include "journal/journalfile.h"
 
+#include "../support/brokerdlaunch.h"
 #include "../support/storedump.h"
 #include "../support/testdata.h"
 
@@ -13,7 +14,6 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -220,9 +220,8 @@ void TestBrokerd::journalKeepsMessagesAcrossAKill()
         process.start(BROKERD_PATH, {"--config", dir.filePath("broker.yaml"), "--port", "0"});
         QVERIFY(process.waitForStarted());
         QByteArray log;
-        QTRY_VERIFY_WITH_TIMEOUT((log += process.readAllStandardError()).contains("listening on http://127.0.0.1:"), 10'000);
-        base = QRegularExpression("listening on (http://127\\.0\\.0\\.1:\\d+)").match(QString::fromUtf8(log)).captured(1);
-        QVERIFY(!base.isEmpty());
+        base = Broker::Test::waitUntilListening(process, log, 10'000);
+        QVERIFY2(!base.isEmpty(), log.constData());
     };
 
     QProcess first;

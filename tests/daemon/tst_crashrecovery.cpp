@@ -3,6 +3,7 @@
 // at fsync `always`; then count. Every publish the broker acknowledged must be delivered or still
 // queued (lost = 0); a message acknowledged by its consumer must never come back; duplicates
 // happen only for messages whose ack was in flight when the broker died.
+#include "../support/brokerdlaunch.h"
 #include "../support/deliveryaudit.h"
 #include "../support/testdata.h"
 
@@ -14,7 +15,6 @@
 #include <QNetworkReply>
 #include <QProcess>
 #include <QRandomGenerator>
-#include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -56,9 +56,8 @@ private:
         m_broker->start(BROKERD_PATH, {"--config", m_dir.filePath("broker.yaml"), "--port", "0"});
         QVERIFY(m_broker->waitForStarted());
         QByteArray log;
-        QTRY_VERIFY_WITH_TIMEOUT((log += m_broker->readAllStandardError()).contains("listening on http://127.0.0.1:"), 20'000);
-        m_base = QRegularExpression("listening on (http://127\\.0\\.0\\.1:\\d+)").match(QString::fromUtf8(log)).captured(1);
-        QVERIFY(!m_base.isEmpty());
+        m_base = Broker::Test::waitUntilListening(*m_broker, log);
+        QVERIFY2(!m_base.isEmpty(), log.constData());
     }
 
     QNetworkReply *send(const QByteArray &method, const QString &path, const QByteArray &body = {})

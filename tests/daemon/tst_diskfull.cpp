@@ -4,6 +4,8 @@
 // LD_PRELOAD). A publish answered 503 must never be delivered, the broker refuses changes and
 // says so while writes fail, recovers by itself when they work again, and after kill -9 at that
 // moment starts with every acknowledged message.
+#include "../support/brokerdlaunch.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -13,7 +15,6 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -72,10 +73,8 @@ private:
         m_broker->start(BROKERD_PATH, {"--config", m_dir.filePath("broker.yaml"), "--port", "0"});
         QVERIFY(m_broker->waitForStarted());
         QByteArray log;
-        QTRY_VERIFY2_WITH_TIMEOUT((log += m_broker->readAllStandardError()).contains("listening on http://127.0.0.1:"),
-                                  log.constData(), 20'000);
-        m_base = QRegularExpression("listening on (http://127\\.0\\.0\\.1:\\d+)").match(QString::fromUtf8(log)).captured(1);
-        QVERIFY(!m_base.isEmpty());
+        m_base = Broker::Test::waitUntilListening(*m_broker, log);
+        QVERIFY2(!m_base.isEmpty(), log.constData());
     }
 
     void killBroker()

@@ -3,6 +3,7 @@
 // message_broker.yaml as it is (pointed at a test Redis through gCore's VALKEY_PORT) keeps its
 // queues in Redis under gCore's "mb:queue:" prefix; GCORE_ENV=production refuses to make keys on its
 // own and to take API keys in plain HTTP on a non-loopback address.
+#include "../support/brokerdlaunch.h"
 #include "../support/redisserver.h"
 #include "../support/testdata.h"
 
@@ -12,7 +13,6 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -108,14 +108,7 @@ void TestGcoreCompat::gcoresShippedFileKeepsQueuesInRedis()
     brokerd.start(BROKERD_PATH, {"--config", m_dir.filePath("message_broker.yaml"), "--port", "0"});
     QVERIFY(brokerd.waitForStarted());
     QByteArray log;
-    QElapsedTimer timer;
-    timer.start();
-    while (!log.contains("listening on http://127.0.0.1:") && timer.elapsed() < 20'000) {
-        brokerd.waitForReadyRead(100);
-        log += brokerd.readAllStandardError();
-    }
-    const QString base =
-        QRegularExpression("listening on (http://127\\.0\\.0\\.1:\\d+)").match(QString::fromUtf8(log)).captured(1);
+    const QString base = Broker::Test::waitUntilListening(brokerd, log);
     QVERIFY2(!base.isEmpty(), log.constData());
     QVERIFY2(log.contains("gCore's layout names a store (storage.host) and no storage.backend: running on Redis/Valkey"),
              log.constData());

@@ -2,6 +2,7 @@
 // brokerd with a webhook processor from its config (processors:) and the journal on, killed with
 // SIGKILL while its target holds two messages unanswered: after the restart every message reaches
 // the target and is acknowledged, the held ones again once their leases run out; none is lost.
+#include "../support/brokerdlaunch.h"
 #include "../support/httptarget.h"
 #include "../support/testdata.h"
 
@@ -12,7 +13,6 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -42,9 +42,8 @@ private:
         m_broker->start(BROKERD_PATH, {"--config", m_dir.filePath("broker.yaml"), "--port", "0"});
         QVERIFY(m_broker->waitForStarted());
         QByteArray log;
-        QTRY_VERIFY_WITH_TIMEOUT((log += m_broker->readAllStandardError()).contains("listening on http://127.0.0.1:"), 20'000);
-        m_base = QRegularExpression("listening on (http://127\\.0\\.0\\.1:\\d+)").match(QString::fromUtf8(log)).captured(1);
-        QVERIFY(!m_base.isEmpty());
+        m_base = Broker::Test::waitUntilListening(*m_broker, log);
+        QVERIFY2(!m_base.isEmpty(), log.constData());
     }
     QJsonObject call(const QByteArray &method, const QString &path, const QByteArray &body = {})
     {

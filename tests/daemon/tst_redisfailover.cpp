@@ -13,6 +13,7 @@
 //    timeout plus one second.
 #include "../support/deliveryaudit.h"
 #include "../support/eventloop.h"
+#include "../support/brokerdlaunch.h"
 #include "../support/redisserver.h"
 
 #include <QDateTime>
@@ -24,7 +25,6 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -87,13 +87,7 @@ private:
         broker.process->start(BROKERD_PATH, {"--config", config.fileName(), "--port", "0"});
         broker.process->waitForStarted();
         QByteArray log;
-        QElapsedTimer timer;
-        timer.start();
-        while (!log.contains("listening on http://127.0.0.1:") && timer.elapsed() < 20'000) {
-            broker.process->waitForReadyRead(100);
-            log += broker.process->readAllStandardError();
-        }
-        broker.base = QRegularExpression("listening on (http://127\\.0\\.0\\.1:\\d+)").match(QString::fromUtf8(log)).captured(1);
+        broker.base = Broker::Test::waitUntilListening(*broker.process, log);
         return broker;
     }
 
