@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "exchange.h"
 
+#include "connectionquota.h"
 #include "jsonscanner.h"
 #include "requestchannel.h"
 
@@ -42,7 +43,7 @@ Exchange::Exchange(const QHttpServerRequest &request, RequestChannel *channel)
       m_method(request.method()),
       m_path(request.url().path(QUrl::FullyEncoded)), // the router decodes segment by segment
       m_query(request.url()),
-      m_headers(request.headers()),
+      m_head(channel ? channel->meta().head : RequestHead{}),
       m_body(request.body()),
       m_remote(request.remoteAddress()),
       m_requestId(channel ? channel->meta().requestId : QByteArray()),
@@ -51,13 +52,14 @@ Exchange::Exchange(const QHttpServerRequest &request, RequestChannel *channel)
     m_timer.start();
 }
 
-QByteArray Exchange::header(const QByteArray &name) const
+QString Exchange::clientLabel() const
 {
-    for (const auto &[key, value] : m_headers) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0)
-            return value;
-    }
-    return {};
+    return m_channel ? m_channel->clientLabel() : ConnectionQuota::clientLabel(m_remote);
+}
+
+KeyMemo *Exchange::keyMemo() const
+{
+    return m_channel ? &m_channel->keyMemo() : nullptr;
 }
 
 QHostAddress Exchange::remoteAddress() const

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "rawresponse.h"
+#include "requestframer.h"
 
 #include "core/result.h"
 #include "security/userdirectory.h"
@@ -24,6 +25,7 @@
 namespace Broker::Rest {
 
 class RequestChannel;
+struct KeyMemo;
 
 // One request and the means to answer it, shared by whatever answers it (possibly later, from a
 // storage callback). Answering twice is ignored; answering after the client left is harmless: the
@@ -34,11 +36,11 @@ class Exchange
 public:
     Exchange(const QHttpServerRequest &request, RequestChannel *channel);
 
-    // The request, copied out of QHttpServer's object.
+    // The request: method, URL and body as QHttpServer parsed them, the fields as the guard did.
     QHttpServerRequest::Method method() const { return m_method; }
     const QString &path() const { return m_path; }
     const QUrlQuery &query() const { return m_query; }
-    QByteArray header(const QByteArray &name) const; // case-insensitive
+    QByteArrayView header(QByteArrayView name) const { return m_head.field(name); } // case-insensitive
     const QByteArray &body() const { return m_body; }
     QHostAddress remoteAddress() const;
     const QByteArray &requestId() const { return m_requestId; }
@@ -68,6 +70,11 @@ public:
     bool answered() const { return m_answered; }
     // True once the client has closed its connection.
     bool clientGone() const;
+    // The client as per-client limits see it ("192.0.2.7", "2001:db8:1:2::/64").
+    QString clientLabel() const;
+    // What the request's connection remembers of its last authenticated key; null once the
+    // connection is gone.
+    KeyMemo *keyMemo() const;
     int status() const { return m_status; }
     qint64 elapsedNs() const { return m_timer.nsecsElapsed(); }
     // Runs once the answer is written (metrics).
@@ -80,7 +87,7 @@ private:
     QHttpServerRequest::Method m_method;
     QString m_path;
     QUrlQuery m_query;
-    QList<QPair<QByteArray, QByteArray>> m_headers;
+    RequestHead m_head;
     QByteArray m_body;
     QHostAddress m_remote;
     QByteArray m_requestId;

@@ -14,7 +14,7 @@ namespace Broker::Rest {
 namespace {
 
 // An incoming X-Request-ID is echoed when it is short and plain; anything else is replaced.
-bool isValidRequestId(const QByteArray &id)
+bool isValidRequestId(QByteArrayView id)
 {
     if (id.isEmpty() || id.size() > 128)
         return false;
@@ -139,28 +139,24 @@ void GuardedConnection::dispatch()
     ++m_dispatched;
     m_headTimer.stop();
     m_requestTimer.stop();
-    const RequestHead &head = m_framer->head();
     RequestMeta meta;
-    const QByteArray incomingId = head.field("x-request-id");
-    meta.requestId = isValidRequestId(incomingId) ? incomingId : newRequestId();
-    meta.head = head.method == "HEAD";
-    meta.keepAlive = head.keepAlive && !m_draining;
-    meta.peerAddress = m_socket->peerAddress();
-    meta.peerPort = m_socket->peerPort();
-    const qsizetype size = m_framer->messageBytes();
-    QByteArray request = m_buffer.left(size);
-    m_buffer.remove(0, size);
+    const QByteArray body = m_framer->body(m_buffer);
+    meta.head = m_framer->takeHead();
+    const QByteArrayView incomingId = meta.head.field("x-request-id");
+    meta.requestId = isValidRequestId(incomingId) ? incomingId.toByteArray() : newRequestId();
+    meta.keepAlive = meta.head.keepAlive && !m_draining;
+    m_buffer.remove(0, m_framer->messageBytes());
     m_framer.reset();
 
     // One channel for the connection, handed to QHttpServer with its first request.
     const bool first = !m_channel;
     if (first) {
-        m_channel = new RequestChannel(meta.peerAddress, meta.peerPort);
+        m_channel = new RequestChannel(m_socket->peerAddress(), m_socket->peerPort());
         connect(m_channel, &RequestChannel::responseReady, this, &GuardedConnection::respond);
         connect(m_channel, &RequestChannel::abandoned, this, [this] { refuse(400, "Malformed request"); });
     }
     RequestChannel *channel = m_channel;
-    channel->load(std::move(request), std::move(meta));
+    channel->load(std::move(meta), body);
     m_inRequest = true;
     m_socket->setReadingPaused(true);
     m_dispatching = true;
@@ -217,9 +213,9 @@ bool GuardedConnection::answeringHead() const
     // A refusal answers the request being read (or QHttpServer's, when it gave up on it); a
     // response to HEAD has no body (RFC 9110, 9.3.2), whatever its status.
     if (m_inRequest)
-        return m_channel->meta().head;
+        return m_channel->meta().isHead();
     if (m_framer && m_framer->headComplete())
-        return m_framer->head().method == "HEAD";
+        return m_framer->head().method() == "HEAD";
     return m_buffer.startsWith("HEAD ");
 }
 

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "requestchannel.h"
 
+#include "connectionquota.h"
+
 #include <cstring>
 #include <utility>
 
 namespace Broker::Rest {
 
 RequestChannel::RequestChannel(const QHostAddress &peerAddress, quint16 peerPort, QObject *parent)
-    : QTcpSocket(parent)
+    : QTcpSocket(parent), m_clientLabel(ConnectionQuota::clientLabel(peerAddress))
 {
     setPeerAddress(peerAddress);
     setPeerPort(peerPort);
@@ -21,10 +23,19 @@ RequestChannel::~RequestChannel()
     setSocketState(QAbstractSocket::UnconnectedState);
 }
 
-void RequestChannel::load(QByteArray request, RequestMeta meta)
+void RequestChannel::load(RequestMeta meta, const QByteArray &body)
 {
     Q_ASSERT(m_finished);
     m_base = pos();
+    // What QHttpServer needs and no more (see the class comment). It learns no Host: it then
+    // names the server 127.0.0.1 in its URL, which nothing here reads.
+    const RequestHead &head = meta.head;
+    QByteArray request;
+    request.reserve(head.method().size() + head.target().size() + 40 + body.size());
+    request.append(head.method()).append(' ').append(head.target()).append(head.minorVersion == 0 ? " HTTP/1.0\r\n" : " HTTP/1.1\r\n");
+    if (!body.isEmpty())
+        request.append("Content-Length: ").append(QByteArray::number(body.size())).append("\r\n");
+    request.append("\r\n").append(body);
     m_request = std::move(request);
     m_readPos = 0;
     m_meta = std::move(meta);

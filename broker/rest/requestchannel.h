@@ -1,28 +1,48 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "requestframer.h"
+
 #include <QByteArray>
 #include <QHostAddress>
+#include <QString>
 #include <QTcpSocket>
 
 namespace Broker::Rest {
 
-// What the guard learnt about a request that QHttpServer does not keep.
+// What the guard learnt about a request that QHttpServer is not given.
 struct RequestMeta
 {
     QByteArray requestId;  // echoed if the client sent a valid X-Request-ID, else generated
-    bool head = false;     // HEAD: answer like GET without the body
+    RequestHead head;      // the request line and every field, as the guard read and checked them
     bool keepAlive = true;
-    QHostAddress peerAddress;
-    quint16 peerPort = 0;
+    bool isHead() const { return head.method() == "HEAD"; } // answered like GET, without the body
 };
 
-// A connection's way into QHttpServer and its responses' way out, with no network of its own:
-// the guard hands QHttpServer one channel per client connection, and loads it with one complete
-// request at a time, the next only once the response to the last has come back. A channel
-// therefore never sees a pipelined request, a partial body, or a client that went away: the
-// guard deals with those on the real socket. Kept for the whole connection, so that QHttpServer
-// sets up its side once, not per request. QHttpServer deletes the channel once it is closed.
+// What a connection remembers of the last API key that authenticated on it, so that the
+// requests that follow on the same connection with the same key skip hashing it. Lives and dies
+// with the connection: no key outlives the connection that sent it.
+struct KeyMemo
+{
+    QByteArray key;
+    QString userId;
+    quint64 directoryGeneration = 0; // the user directory's, when the key was checked
+};
+
+// Where QHttpServer 6.4 is adapted (with RestServer::handleRequest, which receives what it
+// parsed, and Exchange's constructor, which takes it over): a connection's way into QHttpServer
+// and its responses' way out, with no network of its own. The guard hands QHttpServer one
+// channel per client connection, and loads it with one complete request at a time, the next
+// only once the response to the last has come back. A channel therefore never sees a pipelined
+// request, a partial body, or a client that went away: the guard deals with those on the real
+// socket. Kept for the whole connection, so that QHttpServer sets up its side once, not per
+// request. QHttpServer deletes the channel once it is closed.
+//
+// QHttpServer 6.4 reads a head one byte at a time (QIODevice::read of one char, ~80 instructions
+// each, plus an append), so the channel gives it the request line, the body's length and the
+// body, and nothing else: the fields the guard has already read and checked travel beside it in
+// RequestMeta, and a chunked body arrives decoded. A newer Qt that parses heads cheaply, or takes
+// parsed requests, changes this class and nothing around it.
 class RequestChannel : public QTcpSocket
 {
     Q_OBJECT
@@ -30,10 +50,13 @@ public:
     RequestChannel(const QHostAddress &peerAddress, quint16 peerPort, QObject *parent = nullptr);
     ~RequestChannel() override;
 
-    // Makes `request` (one complete request) the channel's next input; the previous one must have
-    // been answered.
-    void load(QByteArray request, RequestMeta meta);
+    // Makes the request of `meta`'s head, with `body`, the channel's next input; the previous one
+    // must have been answered.
+    void load(RequestMeta meta, const QByteArray &body);
     const RequestMeta &meta() const { return m_meta; }
+    // The client as per-client limits see it ("192.0.2.7", "2001:db8:1:2::/64"), worked out once.
+    const QString &clientLabel() const { return m_clientLabel; }
+    KeyMemo &keyMemo() { return m_keyMemo; }
     // Counts the requests loaded: an answer is taken only for the request it belongs to.
     quint64 requestNumber() const { return m_requestNumber; }
     bool isAnswerable(quint64 requestNumber) const { return !m_finished && requestNumber == m_requestNumber; }
@@ -77,6 +100,8 @@ private:
     qsizetype m_readPos = 0;    // within m_request
     QByteArray m_response;
     RequestMeta m_meta;
+    QString m_clientLabel;
+    KeyMemo m_keyMemo;
     quint64 m_requestNumber = 0;
     bool m_finished = true;     // no request awaits its answer
     bool m_released = false;

@@ -30,15 +30,25 @@ bool isHexDigit(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-QByteArray trimmed(QByteArrayView view)
+// Whether the comma-separated list `list` holds `token` (case-insensitive).
+bool containsToken(QByteArrayView list, QByteArrayView token)
 {
-    return view.trimmed().toByteArray();
+    while (!list.isEmpty()) {
+        const qsizetype comma = list.indexOf(',');
+        const QByteArrayView part = (comma < 0 ? list : list.first(comma)).trimmed();
+        if (part.compare(token, Qt::CaseInsensitive) == 0)
+            return true;
+        if (comma < 0)
+            break;
+        list = list.sliced(comma + 1);
+    }
+    return false;
 }
 
-bool containsToken(const QByteArray &list, const char *token)
+bool isImplementedMethod(QByteArrayView method)
 {
-    for (const QByteArray &part : list.split(',')) {
-        if (part.trimmed().compare(token, Qt::CaseInsensitive) == 0)
+    for (const char *known : {"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"}) {
+        if (method == known)
             return true;
     }
     return false;
@@ -46,11 +56,11 @@ bool containsToken(const QByteArray &list, const char *token)
 
 } // namespace
 
-QByteArray RequestHead::field(const QByteArray &name) const
+QByteArrayView RequestHead::field(QByteArrayView name) const
 {
-    for (const auto &[key, value] : fields) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0)
-            return value;
+    for (const Field &field : m_fields) {
+        if (view(field.name).compare(name, Qt::CaseInsensitive) == 0)
+            return view(field.value);
     }
     return {};
 }
@@ -131,76 +141,28 @@ qsizetype RequestFramer::findHeadEnd(const QByteArray &buffer)
 
 RequestFramer::Status RequestFramer::parseHead(const QByteArray &buffer, qsizetype end)
 {
-    QList<QByteArrayView> lines;
-    // findHeadEnd() made sure that every LF is the end of a CRLF and that none is bare.
-    qsizetype start = m_headStart;
-    for (qsizetype i = start; i < end; ++i) {
-        if (buffer[i] != '\n')
-            continue;
-        if (i - 1 > start)
-            lines.append(QByteArrayView(buffer.constData() + start, i - 1 - start));
-        start = i + 1;
-    }
-    if (lines.isEmpty())
-        return fail(400, "Bad request line");
-
-    const QList<QByteArray> parts = lines.first().toByteArray().split(' ');
-    if (parts.size() != 3 || !isToken(parts[0]) || parts[1].isEmpty())
-        return fail(400, "Bad request line");
-    m_head.method = parts[0];
-    m_head.target = parts[1];
-    if (parts[2] == "HTTP/1.1")
-        m_head.minorVersion = 1;
-    else if (parts[2] == "HTTP/1.0")
-        m_head.minorVersion = 0;
-    else if (parts[2].startsWith("HTTP/"))
-        return fail(505, "HTTP version not supported");
-    else
-        return fail(400, "Bad request line");
-    static const QList<QByteArray> Methods{"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"};
-    if (!Methods.contains(m_head.method))
-        return fail(501, "Method not implemented");
-
-    if (lines.size() - 1 > m_limits.maxHeaderFields)
-        return fail(431, "Too many request header fields");
+    // One copy of the head, and the request line and fields as places in it. findHeadEnd() made
+    // sure that every LF ends a CRLF and that none is bare.
+    m_head.m_bytes = buffer.sliced(m_headStart, end - m_headStart);
+    const QByteArray &bytes = m_head.m_bytes;
+    qsizetype start = 0;
+    bool requestLine = true;
     bool haveLength = false;
-    for (qsizetype i = 1; i < lines.size(); ++i) {
-        const QByteArrayView line = lines[i];
-        if (line.front() == ' ' || line.front() == '\t')
-            return fail(400, "Folded header lines are not accepted");
-        const qsizetype colon = line.indexOf(':');
-        if (colon <= 0 || !isToken(line.first(colon)))
-            return fail(400, "Bad header field");
-        const QByteArray name = line.first(colon).toByteArray();
-        const QByteArray value = trimmed(line.sliced(colon + 1));
-        for (char c : value) {
-            if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
-                return fail(400, "Bad header field");
-        }
-        m_head.fields.append({name, value});
-
-        if (name.compare("content-length", Qt::CaseInsensitive) == 0) {
-            bool ok = false;
-            const qint64 length = value.toLongLong(&ok);
-            if (!ok || length < 0 || value.startsWith('+') || (haveLength && length != m_head.contentLength))
-                return fail(400, "Bad Content-Length");
-            m_head.contentLength = length;
-            haveLength = true;
-        } else if (name.compare("transfer-encoding", Qt::CaseInsensitive) == 0) {
-            if (value.compare("chunked", Qt::CaseInsensitive) != 0)
-                return fail(501, "Transfer-Encoding not implemented");
-            m_head.chunked = true;
-        } else if (name.compare("expect", Qt::CaseInsensitive) == 0) {
-            if (value.compare("100-continue", Qt::CaseInsensitive) != 0)
-                return fail(417, "Expectation failed");
-            m_head.expectContinue = true;
-        } else if (name.compare("connection", Qt::CaseInsensitive) == 0) {
-            if (containsToken(value, "close"))
-                m_head.keepAlive = false;
-            else if (containsToken(value, "keep-alive") && m_head.minorVersion == 0)
-                m_head.keepAlive = true;
-        }
+    for (qsizetype i = bytes.indexOf('\n'); i >= 0; i = bytes.indexOf('\n', start)) {
+        const QByteArrayView line(bytes.constData() + start, i - 1 - start);
+        const qsizetype lineAt = start;
+        start = i + 1;
+        if (line.isEmpty())
+            break; // the empty line that ends the head
+        const Status status = requestLine ? parseRequestLine(line) : parseField(line, lineAt, haveLength);
+        if (status == Status::Error)
+            return status;
+        requestLine = false;
+        if (m_head.m_fields.size() > m_limits.maxHeaderFields)
+            return fail(431, "Too many request header fields");
     }
+    if (requestLine)
+        return fail(400, "Bad request line");
     if (m_head.minorVersion == 0 && m_head.field("connection").isEmpty())
         m_head.keepAlive = false;
     if (m_head.minorVersion == 0 && m_head.chunked)
@@ -213,6 +175,89 @@ RequestFramer::Status RequestFramer::parseHead(const QByteArray &buffer, qsizety
     else if (m_head.contentLength > m_limits.maxBodyBytes)
         return fail(413, "Request body too large");
     return Status::Complete; // the head is; the caller goes on with the body
+}
+
+RequestFramer::Status RequestFramer::parseRequestLine(QByteArrayView line)
+{
+    // method SP request-target SP HTTP-version, with exactly one space between (RFC 9112, 3).
+    const qsizetype first = line.indexOf(' ');
+    const qsizetype second = first < 0 ? -1 : line.indexOf(' ', first + 1);
+    if (first <= 0 || second < 0 || second == first + 1 || line.indexOf(' ', second + 1) >= 0)
+        return fail(400, "Bad request line");
+    const QByteArrayView method = line.first(first);
+    const QByteArrayView version = line.sliced(second + 1);
+    if (!isToken(method))
+        return fail(400, "Bad request line");
+    if (version == "HTTP/1.1")
+        m_head.minorVersion = 1;
+    else if (version == "HTTP/1.0")
+        m_head.minorVersion = 0;
+    else if (version.startsWith("HTTP/"))
+        return fail(505, "HTTP version not supported");
+    else
+        return fail(400, "Bad request line");
+    if (!isImplementedMethod(method))
+        return fail(501, "Method not implemented");
+    m_head.m_method = {0, first};
+    m_head.m_target = {first + 1, second - first - 1};
+    return Status::Complete;
+}
+
+RequestFramer::Status RequestFramer::parseField(QByteArrayView line, qsizetype lineAt, bool &haveLength)
+{
+    if (line.front() == ' ' || line.front() == '\t')
+        return fail(400, "Folded header lines are not accepted");
+    const qsizetype colon = line.indexOf(':');
+    if (colon <= 0 || !isToken(line.first(colon)))
+        return fail(400, "Bad header field");
+    const QByteArrayView name = line.first(colon);
+    QByteArrayView value = line.sliced(colon + 1);
+    qsizetype valueAt = lineAt + colon + 1;
+    while (!value.isEmpty() && (value.front() == ' ' || value.front() == '\t')) {
+        value = value.sliced(1);
+        ++valueAt;
+    }
+    while (!value.isEmpty() && (value.back() == ' ' || value.back() == '\t'))
+        value.chop(1);
+    for (char c : value) {
+        if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
+            return fail(400, "Bad header field");
+    }
+    m_head.m_fields.append({{lineAt, colon}, {valueAt, value.size()}});
+
+    if (name.compare("content-length", Qt::CaseInsensitive) == 0) {
+        bool ok = false;
+        const qint64 length = value.toLongLong(&ok);
+        if (!ok || length < 0 || value.startsWith('+') || (haveLength && length != m_head.contentLength))
+            return fail(400, "Bad Content-Length");
+        m_head.contentLength = length;
+        haveLength = true;
+    } else if (name.compare("transfer-encoding", Qt::CaseInsensitive) == 0) {
+        if (value.compare("chunked", Qt::CaseInsensitive) != 0)
+            return fail(501, "Transfer-Encoding not implemented");
+        m_head.chunked = true;
+    } else if (name.compare("expect", Qt::CaseInsensitive) == 0) {
+        if (value.compare("100-continue", Qt::CaseInsensitive) != 0)
+            return fail(417, "Expectation failed");
+        m_head.expectContinue = true;
+    } else if (name.compare("connection", Qt::CaseInsensitive) == 0) {
+        if (containsToken(value, "close"))
+            m_head.keepAlive = false;
+        else if (containsToken(value, "keep-alive") && m_head.minorVersion == 0)
+            m_head.keepAlive = true;
+    }
+    return Status::Complete;
+}
+
+QByteArray RequestFramer::body(const QByteArray &buffer) const
+{
+    if (!m_head.chunked)
+        return buffer.sliced(m_headBytes, qsizetype(m_head.contentLength));
+    QByteArray body;
+    body.reserve(qsizetype(m_bodyBytes));
+    for (const auto &[start, size] : m_chunkData)
+        body.append(buffer.constData() + start, size);
+    return body;
 }
 
 RequestFramer::Status RequestFramer::scanChunks(const QByteArray &buffer)
@@ -281,6 +326,7 @@ RequestFramer::Status RequestFramer::scanChunks(const QByteArray &buffer)
         if (m_bodyBytes > m_limits.maxBodyBytes)
             return fail(413, "Request body too large");
         m_chunkRemaining = size;
+        m_chunkData.append({m_chunkPos, qsizetype(size)});
     }
     return Status::NeedMore;
 }

@@ -4,24 +4,50 @@
 #include "core/httpoptions.h"
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QList>
-#include <QPair>
+#include <QVarLengthArray>
 
 namespace Broker::Rest {
 
-// What the guard needs to know of a request's head.
-struct RequestHead
+// What the guard learnt of a request's head: its own copy of the head's bytes, with the request
+// line's parts and every field as places in it, so that reading a head allocates once however
+// many fields it has.
+class RequestHead
 {
-    QByteArray method;
-    QByteArray target;
+public:
+    QByteArrayView method() const { return view(m_method); }
+    QByteArrayView target() const { return view(m_target); }
     int minorVersion = 1;          // HTTP/1.minorVersion
-    QList<QPair<QByteArray, QByteArray>> fields;
     qint64 contentLength = 0;      // -1 when chunked
     bool chunked = false;
     bool expectContinue = false;
     bool keepAlive = true;         // HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with "keep-alive"
 
-    QByteArray field(const QByteArray &name) const; // first one, case-insensitive
+    // The first field of that name (case-insensitive), trimmed; empty when there is none.
+    QByteArrayView field(QByteArrayView name) const;
+    qsizetype fieldCount() const { return m_fields.size(); }
+    QByteArrayView fieldName(qsizetype i) const { return view(m_fields[i].name); }
+    QByteArrayView fieldValue(qsizetype i) const { return view(m_fields[i].value); }
+
+private:
+    friend class RequestFramer;
+    struct Span
+    {
+        qsizetype at = 0;
+        qsizetype size = 0;
+    };
+    struct Field
+    {
+        Span name;
+        Span value;
+    };
+    QByteArrayView view(Span span) const { return QByteArrayView(m_bytes.constData() + span.at, span.size); }
+
+    QByteArray m_bytes;
+    Span m_method;
+    Span m_target;
+    QVarLengthArray<Field, 12> m_fields;
 };
 
 // Finds where one HTTP/1.x request ends in a byte stream, without buffering it again and
@@ -44,7 +70,11 @@ public:
 
     bool headComplete() const { return m_headBytes > 0; }
     const RequestHead &head() const { return m_head; }
+    RequestHead takeHead() { return std::move(m_head); }
     qsizetype messageBytes() const { return m_messageBytes; }
+    // Once Complete: the request's body out of `buffer` (the one given to progress()), with a
+    // chunked body decoded.
+    QByteArray body(const QByteArray &buffer) const;
     int errorStatus() const { return m_errorStatus; }
     const QByteArray &errorReason() const { return m_errorReason; }
 
@@ -52,6 +82,8 @@ private:
     Status fail(int status, const char *reason);
     qsizetype findHeadEnd(const QByteArray &buffer); // -1: not yet, or fail() was called
     Status parseHead(const QByteArray &buffer, qsizetype end);
+    Status parseRequestLine(QByteArrayView line);
+    Status parseField(QByteArrayView line, qsizetype lineAt, bool &haveLength);
     Status scanChunks(const QByteArray &buffer);
 
     HttpLimits m_limits;
@@ -64,6 +96,7 @@ private:
     bool m_expectDataEnd = false;  // chunked: the CRLF after a chunk's data comes next
     bool m_inTrailers = false;
     qint64 m_bodyBytes = 0;        // decoded body bytes so far
+    QList<QPair<qsizetype, qsizetype>> m_chunkData; // chunked: where each chunk's data is (start, size)
     qsizetype m_messageBytes = 0;
     int m_errorStatus = 0;
     QByteArray m_errorReason;

@@ -12,6 +12,8 @@
 #include "requestchannel.h"
 #include "userscontroller.h"
 
+#include "security/apikey.h"
+
 #include <QHttpServerResponder>
 
 namespace Broker::Rest {
@@ -100,12 +102,12 @@ void RestServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *s
 
 bool RestServer::applyCors(const ExchangePtr &exchange)
 {
-    const QByteArray origin = exchange->header("origin");
+    const QByteArrayView origin = exchange->header("origin");
     if (origin.isEmpty())
         return true;
     const bool allowed = m_context.options.corsOrigins.contains(QString::fromUtf8(origin));
     if (allowed) {
-        exchange->addHeader("Access-Control-Allow-Origin", origin);
+        exchange->addHeader("Access-Control-Allow-Origin", origin.toByteArray());
         exchange->addHeader("Vary", "Origin");
         exchange->addHeader("Access-Control-Expose-Headers", "X-Request-ID, Retry-After");
     }
@@ -125,23 +127,22 @@ bool RestServer::applyCors(const ExchangePtr &exchange)
 
 bool RestServer::authenticate(const ExchangePtr &exchange)
 {
-    // Per client as the connection caps see them: an IPv6 client is its /64, since it may use
-    // any of its 2^64 addresses.
-    const QString address = ConnectionQuota::clientLabel(exchange->remoteAddress());
-    const QByteArray key = exchange->header("x-api-key");
+    const QByteArrayView key = exchange->header("x-api-key");
     if (key.isEmpty()) {
         exchange->sendProblem(401, QStringLiteral("Unauthorized - Missing API key"),
                               QStringLiteral("Send the key in the X-API-Key header"));
         return false;
     }
-    // Guessing keys costs: failed attempts are limited per client address (see AuthThrottle for
-    // which keys are still checked meanwhile).
+    // Per client as the connection caps see them: an IPv6 client is its /64, since it may use
+    // any of its 2^64 addresses. Guessing keys costs: failed attempts are limited per client
+    // address (see AuthThrottle for which keys are still checked meanwhile).
+    const QString address = exchange->clientLabel();
     const AuthThrottle::Gate gate = m_authThrottle.gate(address, key.size());
     if (gate.throttled && !gate.checkKey) {
         refuseThrottled(exchange, address, gate);
         return false;
     }
-    const User *user = m_context.users.authenticate(QString::fromUtf8(key));
+    const User *user = recognise(exchange, key);
     if (!user) {
         if (gate.throttled) {
             refuseThrottled(exchange, address, gate);
@@ -162,6 +163,26 @@ bool RestServer::authenticate(const ExchangePtr &exchange)
         }
     }
     return true;
+}
+
+const User *RestServer::recognise(const ExchangePtr &exchange, QByteArrayView key)
+{
+    // A key sent again on the connection it last authenticated on is that user again, as long
+    // as the directory has not changed since: the SHA-256 and the comparison with every user's
+    // hash are made once per connection and key, not per request.
+    KeyMemo *memo = exchange->keyMemo();
+    if (memo && !memo->key.isEmpty() && ApiKey::constantTimeEquals(memo->key, key)) {
+        if (const User *user = m_context.users.reauthenticate(memo->userId, memo->directoryGeneration))
+            return user;
+    }
+    const User *user = m_context.users.authenticate(QString::fromUtf8(key));
+    if (memo) {
+        if (user)
+            *memo = KeyMemo{key.toByteArray(), user->id, m_context.users.generation()};
+        else
+            *memo = KeyMemo{};
+    }
+    return user;
 }
 
 void RestServer::refuseThrottled(const ExchangePtr &exchange, const QString &address, const AuthThrottle::Gate &gate)

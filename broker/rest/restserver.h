@@ -56,6 +56,8 @@ private:
     void dispatch(const ExchangePtr &exchange);
     bool applyCors(const ExchangePtr &exchange);
     bool authenticate(const ExchangePtr &exchange);
+    // The user of `key`, from the connection's memo when it holds that key, else checked (and remembered).
+    const User *recognise(const ExchangePtr &exchange, QByteArrayView key);
     void refuseThrottled(const ExchangePtr &exchange, const QString &address, const AuthThrottle::Gate &gate);
 
     RestContext m_context;

@@ -22,7 +22,7 @@ QByteArray hash(const QString &key)
     return QCryptographicHash::hash(key.toUtf8(), QCryptographicHash::Sha256);
 }
 
-bool constantTimeEquals(const QByteArray &a, const QByteArray &b)
+bool constantTimeEquals(QByteArrayView a, QByteArrayView b)
 {
     if (a.size() != b.size())
         return false;

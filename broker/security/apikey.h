@@ -13,7 +13,7 @@ QString generate();
 // is enough; there is nothing to brute-force.
 QByteArray hash(const QString &key);
 // Compares two byte strings in time that depends only on their lengths.
-bool constantTimeEquals(const QByteArray &a, const QByteArray &b);
+bool constantTimeEquals(QByteArrayView a, QByteArrayView b);
 // gCore's users.yaml.example ships keys like "admin-key-example"; empty keys are placeholders too.
 bool isPlaceholder(const QString &key);
 // What may be shown of a key to tell keys apart: the first 7 characters of a generated key

@@ -140,6 +140,7 @@ Result<QList<IssuedKey>> UserDirectory::load(const QString &path, bool createIfM
 {
     m_path = path;
     m_users.clear();
+    ++m_generation;
     m_loadWarnings.clear();
     m_unsavedKeys = false;
     QList<IssuedKey> issued;
@@ -320,6 +321,17 @@ const User *UserDirectory::authenticate(const QString &key)
     return match;
 }
 
+const User *UserDirectory::reauthenticate(const QString &id, quint64 generation)
+{
+    if (generation != m_generation)
+        return nullptr;
+    const auto it = m_users.find(id);
+    if (it == m_users.end() || it->second.disabled)
+        return nullptr;
+    it->second.lastUsedMs = m_clock.nowMs();
+    return &it->second;
+}
+
 QList<User> UserDirectory::users() const
 {
     QList<User> out;
@@ -339,6 +351,7 @@ Result<void> UserDirectory::commit(std::map<QString, User> changed)
     if (const Result<void> allowed = checkInvariants(changed); !allowed)
         return allowed;
     std::swap(m_users, changed);
+    ++m_generation;
     if (const Result<void> saved = save(); !saved) {
         std::swap(m_users, changed); // back to what was
         return saved;

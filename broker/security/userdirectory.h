@@ -57,6 +57,12 @@ public:
     // The enabled user holding `key`, or null. Every user's hash is compared, in constant time
     // each, so timing tells nothing about which user (if any) matched.
     const User *authenticate(const QString &key);
+    // Changes whenever users, keys, roles or the disabled flags may have changed (every load and
+    // change), so that whoever remembers "this key is that user" knows when to forget it.
+    quint64 generation() const { return m_generation; }
+    // The enabled user `id` again, for a key that authenticated as it while generation() was
+    // `generation`; null when the directory changed since. Counts as a use, as authenticate() does.
+    const User *reauthenticate(const QString &id, quint64 generation);
 
     QList<User> users() const;
     const User *find(const QString &id) const;
@@ -94,6 +100,7 @@ private:
     std::map<QString, User> m_users;
     QStringList m_loadWarnings;
     bool m_unsavedKeys = false;
+    quint64 m_generation = 1;
 };
 
 } // namespace Broker
