@@ -38,22 +38,23 @@ GuardedConnection::GuardedConnection(ClientSocket *socket, GuardedTcpServer &ser
     : m_socket(socket), m_server(server)
 {
     m_socket->setParent(this);
-    for (QTimer *timer : {&m_idleTimer, &m_headTimer, &m_requestTimer, &m_drainTimer})
-        timer->setSingleShot(true);
-    connect(&m_idleTimer, &QTimer::timeout, this, &GuardedConnection::close);
-    connect(&m_headTimer, &QTimer::timeout, this, &GuardedConnection::headTimedOut);
-    connect(&m_requestTimer, &QTimer::timeout, this, [this] {
-        ++m_server.statsForUpdate().requestTimeouts;
-        refuse(408, "Request timeout");
+    connect(&m_timers, &ConnectionTimers::expired, this, [this](ConnectionTimers::Kind kind) {
+        switch (kind) {
+        case ConnectionTimers::Idle: return close();
+        case ConnectionTimers::Head: return headTimedOut();
+        case ConnectionTimers::Request:
+            ++m_server.statsForUpdate().requestTimeouts;
+            return refuse(408, "Request timeout");
+        case ConnectionTimers::Drain: return outputStalled();
+        }
     });
-    connect(&m_drainTimer, &QTimer::timeout, this, &GuardedConnection::outputStalled);
     connect(m_socket, &ClientSocket::readable, this, &GuardedConnection::readSocket);
     connect(m_socket, &ClientSocket::closed, this, &GuardedConnection::peerLeft);
     connect(m_socket, &ClientSocket::outputDrained, this, &GuardedConnection::outputDrained);
     connect(m_socket, &ClientSocket::outputProgressed, this, &GuardedConnection::outputProgressed);
     // A new connection holds a slot: it gets the head timeout, not the idle one, to send its
     // first request, so that connections opened and left silent are gone within seconds.
-    m_headTimer.start(m_server.options().headTimeoutMs);
+    m_timers.start(ConnectionTimers::Head, m_server.options().headTimeoutMs);
 }
 
 GuardedConnection::~GuardedConnection()
@@ -72,7 +73,7 @@ void GuardedConnection::releaseChannel()
 
 void GuardedConnection::armIdle()
 {
-    m_idleTimer.start(m_server.options().idleTimeoutMs);
+    m_timers.start(ConnectionTimers::Idle, m_server.options().idleTimeoutMs);
 }
 
 void GuardedConnection::readSocket()
@@ -104,15 +105,15 @@ void GuardedConnection::process()
                 return;
             }
             m_framer.emplace(m_server.options().limits);
-            m_idleTimer.stop();
-            if (!m_headTimer.isActive())
-                m_headTimer.start(m_server.options().headTimeoutMs);
-            m_requestTimer.start(m_server.options().requestTimeoutMs);
+            m_timers.stop(ConnectionTimers::Idle);
+            if (!m_timers.isActive(ConnectionTimers::Head))
+                m_timers.start(ConnectionTimers::Head, m_server.options().headTimeoutMs);
+            m_timers.start(ConnectionTimers::Request, m_server.options().requestTimeoutMs);
             m_continueSent = false;
         }
         const RequestFramer::Status status = m_framer->progress(m_buffer);
         if (m_framer->headComplete())
-            m_headTimer.stop();
+            m_timers.stop(ConnectionTimers::Head);
         switch (status) {
         case RequestFramer::Status::NeedMore:
             if (m_framer->headComplete() && m_framer->head().expectContinue && !m_continueSent) {
@@ -137,8 +138,8 @@ void GuardedConnection::process()
 void GuardedConnection::dispatch()
 {
     ++m_dispatched;
-    m_headTimer.stop();
-    m_requestTimer.stop();
+    m_timers.stop(ConnectionTimers::Head);
+    m_timers.stop(ConnectionTimers::Request);
     RequestMeta meta;
     const QByteArray body = m_framer->body(m_buffer);
     meta.head = m_framer->takeHead();
@@ -259,15 +260,15 @@ bool GuardedConnection::outputBlocked() const
 void GuardedConnection::waitForOutput()
 {
     m_waitingForOutput = true;
-    m_idleTimer.stop();
+    m_timers.stop(ConnectionTimers::Idle);
     m_socket->setReadingPaused(true);
-    if (!m_drainTimer.isActive())
-        m_drainTimer.start(m_server.options().outputDrainTimeoutMs);
+    if (!m_timers.isActive(ConnectionTimers::Drain))
+        m_timers.start(ConnectionTimers::Drain, m_server.options().outputDrainTimeoutMs);
 }
 
 void GuardedConnection::outputDrained()
 {
-    m_drainTimer.stop();
+    m_timers.stop(ConnectionTimers::Drain);
     if (!m_waitingForOutput || m_closing)
         return;
     m_waitingForOutput = false;
@@ -286,7 +287,7 @@ void GuardedConnection::outputProgressed()
     // it the drain timeout starts over.
     if (!outputBlocked())
         return outputDrained();
-    m_drainTimer.start(m_server.options().outputDrainTimeoutMs);
+    m_timers.start(ConnectionTimers::Drain, m_server.options().outputDrainTimeoutMs);
 }
 
 void GuardedConnection::outputStalled()
@@ -295,9 +296,7 @@ void GuardedConnection::outputStalled()
     // with the connection, so that it holds neither memory nor its slot any longer.
     ++m_server.statsForUpdate().stalledOutputs;
     m_closing = true;
-    m_idleTimer.stop();
-    m_headTimer.stop();
-    m_requestTimer.stop();
+    m_timers.stopAll();
     m_buffer.clear();
     m_framer.reset();
     m_socket->abort(); // peerLeft() follows
@@ -306,10 +305,7 @@ void GuardedConnection::outputStalled()
 void GuardedConnection::close()
 {
     m_closing = true;
-    m_idleTimer.stop();
-    m_headTimer.stop();
-    m_requestTimer.stop();
-    m_drainTimer.stop();
+    m_timers.stopAll();
     m_buffer.clear();
     m_framer.reset();
     if (!m_socket->isOpen()) {
@@ -341,10 +337,7 @@ void GuardedConnection::peerLeft()
     if (m_inRequest)
         m_channel->markClientGone();
     m_closing = true;
-    m_idleTimer.stop();
-    m_headTimer.stop();
-    m_requestTimer.stop();
-    m_drainTimer.stop();
+    m_timers.stopAll();
     finishIfDone();
 }
 

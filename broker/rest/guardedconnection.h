@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "connectiontimers.h"
 #include "guardoptions.h"
 #include "requestframer.h"
 
 #include <QObject>
 #include <QPointer>
-#include <QTimer>
 
 #include <optional>
 
@@ -64,10 +64,7 @@ private:
     std::optional<RequestFramer> m_framer;
     QPointer<RequestChannel> m_channel;  // this connection's way into QHttpServer, from its first request on
     bool m_inRequest = false;            // a request is with QHttpServer: its answer has not come back
-    QTimer m_idleTimer;
-    QTimer m_headTimer;
-    QTimer m_requestTimer;
-    QTimer m_drainTimer;
+    ConnectionTimers m_timers;
     quint64 m_dispatched = 0;            // requests handed to QHttpServer so far
     bool m_continueSent = false;
     bool m_waitingForOutput = false;

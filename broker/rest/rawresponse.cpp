@@ -1,10 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rawresponse.h"
 
+#include <cstring>
+
 #include <QJsonDocument>
 #include <QJsonObject>
 
 namespace Broker::Rest {
+
+namespace {
+
+// `value` (>= 0) in decimal digits, without a call into the C library's formatting.
+template<qsizetype N>
+void appendDecimal(QVarLengthArray<char, N> &out, qint64 value)
+{
+    char digits[20];
+    int count = 0;
+    do {
+        digits[count++] = char('0' + value % 10);
+        value /= 10;
+    } while (value > 0 && count < 20);
+    while (count > 0)
+        out.append(digits[--count]);
+}
+
+} // namespace
 
 QByteArrayView reasonPhrase(int status)
 {
@@ -36,24 +56,37 @@ QByteArrayView reasonPhrase(int status)
 ResponseBuilder::ResponseBuilder(int status, const QByteArray &body, bool headRequest)
     : m_status(status), m_body(body), m_headRequest(headRequest)
 {
-    m_out.reserve(256 + (headRequest ? 0 : body.size()));
-    m_out.append("HTTP/1.1 ").append(QByteArray::number(status)).append(' ').append(reasonPhrase(status)).append("\r\n");
+    const QByteArrayView reason = reasonPhrase(status);
+    m_head.append("HTTP/1.1 ", 9);
+    appendDecimal(m_head, status);
+    m_head.append(' ');
+    m_head.append(reason.data(), reason.size());
+    m_head.append("\r\n", 2);
 }
 
 ResponseBuilder &ResponseBuilder::header(QByteArrayView name, QByteArrayView value)
 {
-    m_out.append(name).append(": ").append(value).append("\r\n");
+    m_head.append(name.data(), name.size());
+    m_head.append(": ", 2);
+    m_head.append(value.data(), value.size());
+    m_head.append("\r\n", 2);
     return *this;
 }
 
 QByteArray ResponseBuilder::finish()
 {
-    if (m_status != 204 && m_status != 304 && m_status >= 200)
-        header("Content-Length", QByteArray::number(m_body.size()));
-    m_out.append("\r\n");
-    if (!m_headRequest)
-        m_out.append(m_body);
-    return std::move(m_out);
+    if (m_status != 204 && m_status != 304 && m_status >= 200) {
+        m_head.append("Content-Length: ", 16);
+        appendDecimal(m_head, m_body.size());
+        m_head.append("\r\n", 2);
+    }
+    m_head.append("\r\n", 2);
+    const qsizetype bodySize = m_headRequest ? 0 : m_body.size();
+    QByteArray out(m_head.size() + bodySize, Qt::Uninitialized);
+    std::memcpy(out.data(), m_head.constData(), size_t(m_head.size()));
+    if (bodySize > 0)
+        std::memcpy(out.data() + m_head.size(), m_body.constData(), size_t(bodySize));
+    return out;
 }
 
 QByteArray buildResponse(int status, const HeaderList &headers, const QByteArray &body, bool headRequest)

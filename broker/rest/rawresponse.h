@@ -5,6 +5,7 @@
 #include <QByteArrayView>
 #include <QList>
 #include <QPair>
+#include <QVarLengthArray>
 
 namespace Broker::Rest {
 
@@ -15,7 +16,9 @@ QByteArrayView reasonPhrase(int status);
 
 // Writes a complete HTTP/1.1 response into one buffer, allocated once: the status line, the
 // headers given, Content-Length (none for 1xx, 204 and 304), then the body. With `headRequest`
-// the body is left out but its length is still announced (RFC 9110, 9.3.2).
+// the body is left out but its length is still announced (RFC 9110, 9.3.2). The head is put
+// together on the stack (memcpy per piece: QByteArray::append costs ~110 instructions a call)
+// and copied once, with the body, into the response.
 class ResponseBuilder
 {
 public:
@@ -27,7 +30,7 @@ private:
     int m_status;
     const QByteArray &m_body;
     bool m_headRequest;
-    QByteArray m_out;
+    QVarLengthArray<char, 512> m_head;
 };
 
 QByteArray buildResponse(int status, const HeaderList &headers, const QByteArray &body, bool headRequest = false);
