@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace Broker {
 
@@ -45,28 +46,40 @@ JsonWriter &JsonWriter::endArray()
     return *this;
 }
 
+char *JsonWriter::grow(qsizetype size)
+{
+    const qsizetype at = m_out.size();
+    const qsizetype comma = m_needComma ? 1 : 0;
+    if (m_out.capacity() < at + comma + size)
+        m_out.reserve(qMax<qsizetype>(2 * m_out.capacity(), at + comma + size + 64));
+    m_out.resize(at + comma + size);
+    char *out = m_out.data() + at;
+    if (comma)
+        *out++ = ',';
+    return out;
+}
+
 JsonWriter &JsonWriter::key(const char *name)
 {
-    separate();
-    m_out += '"';
-    m_out += name;
-    m_out += "\":";
+    const size_t length = std::strlen(name);
+    char *out = grow(qsizetype(length) + 3);
+    *out++ = '"';
+    std::memcpy(out, name, length);
+    out[length] = '"';
+    out[length + 1] = ':';
     m_needComma = false;
     return *this;
 }
 
 JsonWriter &JsonWriter::value(QStringView text)
 {
-    separate();
     // Plain ASCII (ids, names, receipts) is written as it is, without a temporary UTF-8 copy.
     const bool plain = std::all_of(text.begin(), text.end(), [](QChar c) {
         const char16_t u = c.unicode();
         return u >= 0x20 && u < 0x80 && u != '"' && u != '\\';
     });
     if (plain) {
-        const qsizetype at = m_out.size();
-        m_out.resize(at + text.size() + 2);
-        char *out = m_out.data() + at;
+        char *out = grow(text.size() + 2);
         *out++ = '"';
         for (QChar c : text)
             *out++ = char(c.unicode());
@@ -74,6 +87,7 @@ JsonWriter &JsonWriter::value(QStringView text)
         m_needComma = true;
         return *this;
     }
+    separate();
     JsonFields::appendString(m_out, text.toUtf8());
     m_needComma = true;
     return *this;
@@ -81,10 +95,9 @@ JsonWriter &JsonWriter::value(QStringView text)
 
 JsonWriter &JsonWriter::value(qint64 number)
 {
-    separate();
     char buffer[24];
     const auto result = std::to_chars(buffer, buffer + sizeof buffer, number);
-    m_out.append(buffer, result.ptr - buffer);
+    std::memcpy(grow(result.ptr - buffer), buffer, size_t(result.ptr - buffer));
     m_needComma = true;
     return *this;
 }

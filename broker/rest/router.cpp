@@ -27,20 +27,20 @@ void Router::add(Route route)
     m_routes.push_back(std::move(route));
 }
 
-bool Router::matches(const Compiled &compiled, const QStringList &segments, QStringList *params)
+bool Router::matches(const Compiled &compiled, const Segments &segments, QStringList *params)
 {
     if (compiled.segments.size() != segments.size())
         return false;
     for (qsizetype i = 0; i < segments.size(); ++i) {
         const QString &expected = compiled.segments[i];
-        if (!expected.startsWith(QLatin1Char('{')) && expected != segments[i])
+        if (!expected.startsWith(QLatin1Char('{')) && expected != segments[i].text)
             return false;
     }
     if (params) {
         params->clear();
         for (qsizetype i = 0; i < segments.size(); ++i) {
             if (compiled.segments[i].startsWith(QLatin1Char('{')))
-                params->append(segments[i]);
+                params->append(segments[i].text.toString());
         }
     }
     return true;
@@ -49,10 +49,30 @@ bool Router::matches(const Compiled &compiled, const QStringList &segments, QStr
 Router::Match Router::match(QHttpServerRequest::Method method, const QString &path) const
 {
     // Segments are compared decoded; a parameter keeps whatever the client encoded in it
-    // ("%2F" stays inside one segment and is then refused by name validation).
-    QStringList segments;
-    for (const QString &raw : path.split(QLatin1Char('/'), Qt::SkipEmptyParts))
-        segments.append(raw.contains(QLatin1Char('%')) ? QUrl::fromPercentEncoding(raw.toUtf8()) : raw);
+    // ("%2F" stays inside one segment and is then refused by name validation). Only a segment
+    // with a '%' is decoded into a string of its own; the others are views of `path`.
+    Segments segments;
+    QStringList decodedStore;
+    for (qsizetype start = 0; start <= path.size();) {
+        qsizetype end = path.indexOf(QLatin1Char('/'), start);
+        if (end < 0)
+            end = path.size();
+        const QStringView raw = QStringView(path).sliced(start, end - start);
+        if (!raw.isEmpty()) {
+            if (raw.contains(QLatin1Char('%'))) {
+                decodedStore.append(QUrl::fromPercentEncoding(raw.toUtf8()));
+                segments.append(Segment{raw, true});
+            } else {
+                segments.append(Segment{raw, false});
+            }
+        }
+        start = end + 1;
+    }
+    // The decoded strings live in decodedStore, which no longer grows: point at them now.
+    for (qsizetype i = 0, d = 0; i < segments.size(); ++i) {
+        if (segments[i].needsDecoding)
+            segments[i].text = decodedStore[d++];
+    }
     const QHttpServerRequest::Method wanted =
         method == QHttpServerRequest::Method::Head ? QHttpServerRequest::Method::Get : method;
 

@@ -8,6 +8,8 @@
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
+#include <QStringView>
+#include <QVarLengthArray>
 
 #include <functional>
 #include <vector>
@@ -51,8 +53,14 @@ private:
     {
         QStringList segments; // "{x}" marks a parameter
     };
+    struct Segment
+    {
+        QStringView text;           // decoded: a view of the path, or of the segment's decoded copy
+        bool needsDecoding = false; // while the path is being cut: `text` is still encoded
+    };
+    using Segments = QVarLengthArray<Segment, 8>;
     // Compares without allocating; fills `params` only on a match.
-    static bool matches(const Compiled &compiled, const QStringList &segments, QStringList *params);
+    static bool matches(const Compiled &compiled, const Segments &segments, QStringList *params);
 
     std::vector<Route> m_routes;
     std::vector<Compiled> m_compiled;

@@ -64,6 +64,7 @@ private Q_SLOTS:
     void failedAuthenticationIsThrottled_data();
     void failedAuthenticationIsThrottled();
     void failedAuthenticationsAreLoggedAsSummaries();
+    void aKeyRememberedByItsConnectionFollowsTheDirectory();
     void keyInTheQueryIsRefusedInAnySpelling_data();
     void keyInTheQueryIsRefusedInAnySpelling();
     void drainFinishesRequestsInProgress();
@@ -409,6 +410,39 @@ void TestHttpGuard::failedAuthenticationsAreLoggedAsSummaries()
     const int again = f.request("GET", "/queues", "guess-again").status;
     QVERIFY(again == 401 || again == 429);
     QCOMPARE(f.errors.total(Severity::Warning), 3);
+}
+
+void TestHttpGuard::aKeyRememberedByItsConnectionFollowsTheDirectory()
+{
+    // A connection remembers the key that last authenticated on it, so the requests that follow
+    // skip hashing it; every change of the directory (disable, enable, rotate) is seen by the
+    // very next request on that connection, and another key is checked as a key of its own.
+    RestFixture f;
+    const Result<IssuedKey> ops = f.users.addUser("ops", "Ops", {"admin"});
+    QVERIFY(ops.ok());
+    const QByteArray key = ops->apiKey.toUtf8();
+    RawClient client(f.port);
+    auto status = [&client](const QByteArray &withKey) {
+        client.send(get("/queues", withKey));
+        return client.receive().status;
+    };
+    QCOMPARE(status(key), 200);
+    QCOMPARE(status(key), 200);
+    QCOMPARE(status(key + "x"), 401);        // not a prefix match
+    QCOMPARE(status(key.chopped(1)), 401);
+    QCOMPARE(status(key), 200);
+    QVERIFY(f.users.setDisabled("ops", true).ok());
+    QCOMPARE(status(key), 401);
+    QVERIFY(f.users.setDisabled("ops", false).ok());
+    QCOMPARE(status(key), 200);
+    const Result<IssuedKey> rotated = f.users.rotateKey("ops");
+    QVERIFY(rotated.ok());
+    QCOMPARE(status(key), 401);
+    QCOMPARE(status(rotated->apiKey.toUtf8()), 200);
+    QCOMPARE(status(AdminKey), 200);         // another user's key on the same connection
+    QCOMPARE(status(rotated->apiKey.toUtf8()), 200);
+    QVERIFY(f.users.removeUser("ops").ok());
+    QCOMPARE(status(rotated->apiKey.toUtf8()), 401);
 }
 
 void TestHttpGuard::keyInTheQueryIsRefusedInAnySpelling_data()
