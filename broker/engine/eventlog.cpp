@@ -14,7 +14,13 @@ void EventLog::append(MessageEvent event)
 {
     event.number = ++m_lastNumber;
     if (m_perQueueCapacity > 0) {
-        std::deque<MessageEvent> &ring = m_byQueue[event.queue];
+        // A batch records its messages' events one after the other for one queue: the ring of
+        // the last queue is kept at hand (map nodes do not move; forget() drops it).
+        if (!m_lastRing || m_lastQueue != event.queue) {
+            m_lastRing = &m_byQueue[event.queue];
+            m_lastQueue = event.queue;
+        }
+        std::deque<MessageEvent> &ring = *m_lastRing;
         if (int(ring.size()) >= m_perQueueCapacity)
             ring.pop_front();
         ring.push_back(event);
@@ -71,6 +77,7 @@ QList<MessageEvent> EventLog::since(quint64 number, int limit) const
 void EventLog::forgetQueue(const QString &queue)
 {
     m_byQueue.erase(queue);
+    m_lastRing = nullptr;
 }
 
 } // namespace Broker

@@ -35,6 +35,8 @@ private:
     int m_recentCapacity;
     quint64 m_lastNumber = 0;
     std::unordered_map<QString, std::deque<MessageEvent>> m_byQueue;
+    QString m_lastQueue;                            // the queue append() last recorded for
+    std::deque<MessageEvent> *m_lastRing = nullptr; // its ring in m_byQueue
     std::deque<MessageEvent> m_recent;
 };
 

@@ -146,8 +146,6 @@ void GuardedConnection::dispatch()
     const QByteArrayView incomingId = meta.head.field("x-request-id");
     meta.requestId = isValidRequestId(incomingId) ? incomingId.toByteArray() : newRequestId();
     meta.keepAlive = meta.head.keepAlive && !m_draining;
-    m_buffer.remove(0, m_framer->messageBytes());
-    m_framer.reset();
 
     // One channel for the connection, handed to QHttpServer with its first request.
     const bool first = !m_channel;
@@ -157,7 +155,9 @@ void GuardedConnection::dispatch()
         connect(m_channel, &RequestChannel::abandoned, this, [this] { refuse(400, "Malformed request"); });
     }
     RequestChannel *channel = m_channel;
-    channel->load(std::move(meta), body);
+    channel->load(std::move(meta), body); // copies the body out of m_buffer
+    m_buffer.remove(0, m_framer->messageBytes());
+    m_framer.reset();
     m_inRequest = true;
     m_socket->setReadingPaused(true);
     m_dispatching = true;

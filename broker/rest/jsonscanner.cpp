@@ -6,6 +6,7 @@
 #include <QList>
 
 #include <cctype>
+#include <cstring>
 #include <charconv>
 #include <optional>
 #include <limits>
@@ -62,14 +63,17 @@ public:
             ++m_pos;
             skipSpace();
             const qsizetype valueBegin = m_pos;
+            const quint64 spacesBefore = m_spaces;
             if (m_checkNumbers)
                 m_path.append(PathStep{key, -1});
-            if (!value(depth))
+            // A member's array has its elements noted on the way, so that nobody scans it again.
+            QList<JsonSpan> elements;
+            if (!(members && peek() == '[' ? array(depth + 1, &elements) : value(depth)))
                 return false;
             if (m_checkNumbers)
                 m_path.removeLast();
             if (members)
-                members->append({decodeKey(key), JsonSpan{valueBegin, m_pos}});
+                members->append({decodeKey(key), JsonSpan{valueBegin, m_pos, m_spaces != spacesBefore}, std::move(elements)});
             skipSpace();
             if (peek() == ',') {
                 ++m_pos;
@@ -83,7 +87,7 @@ public:
         }
     }
 
-    bool array(int depth)
+    bool array(int depth, QList<JsonSpan> *elements = nullptr)
     {
         if (depth > m_maxDepth)
             return tooDeep();
@@ -96,8 +100,13 @@ public:
         for (qsizetype index = 0;; ++index) {
             if (m_checkNumbers)
                 m_path.append(PathStep{{}, index});
+            skipSpace();
+            const qsizetype begin = m_pos;
+            const quint64 spacesBefore = m_spaces;
             if (!value(depth))
                 return false;
+            if (elements)
+                elements->append(JsonSpan{begin, m_pos, m_spaces != spacesBefore});
             if (m_checkNumbers)
                 m_path.removeLast();
             skipSpace();
@@ -119,7 +128,10 @@ public:
         const char *data = m_text.data();
         const qsizetype size = m_text.size();
         while (m_pos < size) {
-            // Plain printable ASCII is the common case: skip it in a tight loop.
+            // Plain printable ASCII is the common case: skip it eight bytes at a time, then in a
+            // tight loop up to the byte that needs a look.
+            while (m_pos + 8 <= size && plainAscii(data + m_pos))
+                m_pos += 8;
             while (m_pos < size) {
                 const auto c = static_cast<unsigned char>(data[m_pos]);
                 if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
@@ -163,15 +175,33 @@ public:
 
     void skipSpace()
     {
+        const qsizetype from = m_pos;
         while (m_pos < m_text.size()) {
             const char c = m_text[m_pos];
             if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-                return;
+                break;
             ++m_pos;
         }
+        if (m_pos != from)
+            ++m_spaces;
     }
 
 private:
+    // Whether the eight bytes at `p` are all printable ASCII other than '"' and '\\' (bytes
+    // 0x20-0x7f), by the word-at-a-time tests for "some byte is less than n" and "some byte is
+    // zero" (exact for n <= 128).
+    static bool plainAscii(const char *p)
+    {
+        constexpr quint64 ones = 0x0101010101010101ULL;
+        constexpr quint64 highs = 0x8080808080808080ULL;
+        quint64 v;
+        std::memcpy(&v, p, sizeof v);
+        const quint64 quote = v ^ (ones * '"');
+        const quint64 backslash = v ^ (ones * '\\');
+        const quint64 special = (v | ((v - ones * 0x20) & ~v) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash));
+        return (special & highs) == 0;
+    }
+
     bool escape()
     {
         ++m_pos; // '\'
@@ -326,6 +356,7 @@ private:
         JsonSpan key;
         qsizetype index = -1;
     };
+    quint64 m_spaces = 0; // runs of whitespace skipped so far
     bool m_checkNumbers = false;
     QList<PathStep> m_path;
     std::optional<QString> m_outOfRange; // where the first number out of a double's range lies
@@ -373,29 +404,10 @@ Error JsonScanner::numberOutOfRangeError(const QString &path)
                  QStringLiteral("Numbers must fit a double: magnitudes from about 4.9e-324 to 1.8e308, or 0")};
 }
 
-QList<JsonSpan> JsonScanner::arrayElements(QByteArrayView text, JsonSpan span)
-{
-    QList<JsonSpan> elements;
-    Scanner scanner(text, std::numeric_limits<int>::max(), span.begin);
-    if (scanner.peek() != '[')
-        return elements;
-    scanner.advance();
-    for (;;) {
-        scanner.skipSpace();
-        if (scanner.peek() == ']' || scanner.position() >= span.end)
-            return elements;
-        const qsizetype begin = scanner.position();
-        if (!scanner.value(0))
-            return elements; // not reached for a validated array
-        elements.append(JsonSpan{begin, scanner.position()});
-        scanner.skipSpace();
-        if (scanner.peek() == ',')
-            scanner.advance();
-    }
-}
-
 QByteArray JsonScanner::compact(QByteArrayView text, JsonSpan span)
 {
+    if (!span.spaced)
+        return text.sliced(span.begin, span.size()).toByteArray();
     // Copies runs between the whitespace to drop, not single characters.
     QByteArray out;
     out.reserve(span.size());

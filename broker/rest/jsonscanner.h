@@ -17,6 +17,7 @@ struct JsonSpan
 {
     qsizetype begin = 0;
     qsizetype end = 0;
+    bool spaced = true; // may hold whitespace outside strings (false only when the scanner saw none)
     qsizetype size() const { return end - begin; }
 };
 
@@ -31,6 +32,7 @@ public:
     {
         QString key;
         JsonSpan value;
+        QList<JsonSpan> elements; // when the value is an array: where each element lies
     };
 
     // The members of `text`, which must be one JSON object and nothing else. Errors are
@@ -46,9 +48,8 @@ public:
     static std::optional<QString> numberOutOfRange(QByteArrayView text, JsonSpan span);
     // The 400 for a number out of range at `path` (as numberOutOfRange names it).
     static Error numberOutOfRangeError(const QString &path);
-    // The elements of the array at `span` (already validated by objectMembers).
-    static QList<JsonSpan> arrayElements(QByteArrayView text, JsonSpan span);
-    // The value at `span` without whitespace outside strings: compact JSON text.
+    // The value at `span` without whitespace outside strings: compact JSON text (a plain copy
+    // when the scanner saw no whitespace in it).
     static QByteArray compact(QByteArrayView text, JsonSpan span);
 };
 

@@ -44,6 +44,7 @@ struct PublishBody
 {
     QJsonObject options;            // priority, delay, headers
     std::optional<JsonSpan> payload; // "message" or "messages"
+    QList<JsonSpan> payloadElements; // when the payload is an array
 };
 
 Result<PublishBody> readPublishBody(const QByteArray &body, const char *payloadKey, int maxDepth)
@@ -55,6 +56,7 @@ Result<PublishBody> readPublishBody(const QByteArray &body, const char *payloadK
     for (const JsonScanner::Member &member : *members) {
         if (member.key == QLatin1StringView(payloadKey)) {
             result.payload = member.value;
+            result.payloadElements = member.elements;
         } else if (member.key == u"priority" || member.key == u"delay" || member.key == u"headers") {
             if (const std::optional<QString> where = JsonScanner::numberOutOfRange(body, member.value)) {
                 const QString path = where->isEmpty() || where->startsWith(u'[') ? member.key + *where
@@ -199,9 +201,7 @@ void MessagesController::publishBatch(const ExchangePtr &exchange)
     const Result<PublishBody> body = readPublishBody(text, "messages", m_context.options.maxJsonDepth);
     if (!check(exchange, body))
         return;
-    const QList<JsonSpan> values = body->payload && text.at(body->payload->begin) == '['
-        ? JsonScanner::arrayElements(text, *body->payload)
-        : QList<JsonSpan>{};
+    const QList<JsonSpan> values = body->payload && text.at(body->payload->begin) == '[' ? body->payloadElements : QList<JsonSpan>{};
     if (values.isEmpty())
         return exchange->sendProblem(400, QStringLiteral("Messages are required"),
                                      QStringLiteral("Expected a non-empty array 'messages'"));

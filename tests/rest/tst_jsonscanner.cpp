@@ -82,7 +82,7 @@ void TestJsonScanner::membersAndElements()
     QCOMPARE(members->size(), 2);
     QCOMPARE(members->at(0).key, QString("messages"));
     QCOMPARE(members->at(1).key, QString::fromUtf8("k\u00e9y"));
-    const QList<JsonSpan> elements = JsonScanner::arrayElements(body, members->at(0).value);
+    const QList<JsonSpan> elements = members->at(0).elements;
     QCOMPARE(elements.size(), 4);
     QCOMPARE(JsonScanner::compact(body, elements[1]), QByteArray(R"("two")"));
     QCOMPARE(JsonScanner::compact(body, elements[2]), QByteArray(R"({"three":[3]})"));
@@ -93,7 +93,18 @@ void TestJsonScanner::membersAndElements()
     QCOMPARE(JsonScanner::compact(spaced, spacedMembers->at(0).value), QByteArray(R"(" keep \"  spaces\\ ")"));
     QCOMPARE(JsonScanner::compact(spaced, spacedMembers->at(1).value), QByteArray("[1,2]"));
     const QByteArray empty = R"({"messages":[ ]})";
-    QVERIFY(JsonScanner::arrayElements(empty, JsonScanner::objectMembers(empty, 64)->at(0).value).isEmpty());
+    QVERIFY(JsonScanner::objectMembers(empty, 64)->at(0).elements.isEmpty());
+    // Elements without whitespace are copied as they are; a string's own spaces are no whitespace.
+    const QByteArray tight = R"({"messages":[{"a":" x "},[1,2]], "b": 1})";
+    const auto tightMembers = JsonScanner::objectMembers(tight, 64);
+    QVERIFY(tightMembers.ok());
+    QCOMPARE(tightMembers->at(0).elements.size(), 2);
+    QVERIFY(!tightMembers->at(0).elements[0].spaced);
+    QVERIFY(!tightMembers->at(0).value.spaced);
+    QVERIFY(!tightMembers->at(1).value.spaced); // the space before a value is not in it
+    QCOMPARE(JsonScanner::compact(tight, tightMembers->at(0).elements[0]), QByteArray(R"({"a":" x "})"));
+    QCOMPARE(JsonScanner::compact(tight, tightMembers->at(1).value), QByteArray("1"));
+    QVERIFY(members->at(0).elements[2].spaced);
 }
 
 void TestJsonScanner::nesting()
