@@ -4,7 +4,10 @@
 # missing, starts brokerd on a free port, and measures in one run: the /health/live baseline,
 # single publish (200-byte JSON body), consume (acknowledge=true), publish -> lease -> ack round
 # trips, batch publish of 100 messages, server memory, time to ready, and GET /queues with
-# 10,000 queues. Prints a table and writes JSON (bench/results/http.json by default).
+# 10,000 queues. When webdis and redis-server are installed (Debian: webdis), the same wrk runs
+# webdis (one thread, its own redis-server) in the same script: LPUSH and RPOP of a 200-byte
+# value, the peers of publish and consume. Prints a table, the ratios within this run, and
+# writes JSON (bench/results/http.json by default).
 # The round trip is driven by bench/roundtrip_client (wrk's Lua cannot keep state per connection);
 # its req/s column counts round trips (three requests each).
 #   DURATION (s, default 10)  CONNECTIONS (default 32)  THREADS (wrk threads, default 1)
@@ -25,8 +28,11 @@ ensure_built brokerd roundtrip_client
 
 work=$(mktemp -d)
 pid=
+peer_pids=
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    for p in $peer_pids; do kill "$p" 2>/dev/null || true; done
+    for p in $peer_pids; do wait "$p" 2>/dev/null || true; done
     rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
@@ -60,13 +66,13 @@ api POST /queues '{"name":"batch"}'
 export BENCH_KEY="$key"
 results="$work/results.txt"
 : > "$results"
-# run NAME SCRIPT MESSAGES_PER_REQUEST [PATH]
+# run NAME SCRIPT MESSAGES_PER_REQUEST [PATH [BASE_URL]]
 run() {
-    name=$1 script=$2 per=$3 path=${4:-/}
+    name=$1 script=$2 per=$3 path=${4:-/} base=${5:-$url}
     if [ -n "$script" ]; then
-        wrk -t"$threads" -c"$connections" -d"${duration}s" --latency -s "bench/wrk/$script" "$url$path" > "$work/$name.txt"
+        wrk -t"$threads" -c"$connections" -d"${duration}s" --latency -s "bench/wrk/$script" "$base$path" > "$work/$name.txt"
     else
-        wrk -t"$threads" -c"$connections" -d"${duration}s" --latency "$url$path" > "$work/$name.txt"
+        wrk -t"$threads" -c"$connections" -d"${duration}s" --latency "$base$path" > "$work/$name.txt"
     fi
     awk -v name="$name" -v per="$per" '
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
@@ -85,6 +91,30 @@ run consume consume.lua 1
     | awk '{ printf "%s %s %s %s %s %s\n", $1, $2, $2, $3, $4, $5 }' >> "$results"
 run batch_publish batch.lua 100
 busy_rss=$(rss_kb "$pid")
+
+# The peer: webdis (a C HTTP front of Redis), measured by the same wrk in this run.
+if command -v webdis >/dev/null 2>&1 && command -v redis-server >/dev/null 2>&1; then
+    free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+    rport=$(free_port)
+    redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no --daemonize no >/dev/null &
+    peer_pids="$peer_pids $!"
+    tries=0
+    until redis-cli -p "$rport" ping >/dev/null 2>&1; do
+        tries=$((tries + 1)); [ "$tries" -lt 100 ] || { echo "redis-server did not start"; exit 1; }; sleep 0.1
+    done
+    wport=$(free_port)
+    printf '{"redis_host":"127.0.0.1","redis_port":%s,"http_host":"127.0.0.1","http_port":%s,"threads":1,"pool_size":1,"daemonize":false,"verbosity":0,"logfile":"%s/webdis.log"}\n' \
+        "$rport" "$wport" "$work" > "$work/webdis.json"
+    webdis "$work/webdis.json" >/dev/null 2>&1 &
+    peer_pids="$peer_pids $!"
+    tries=0
+    until curl -sf "http://127.0.0.1:$wport/PING" >/dev/null; do
+        tries=$((tries + 1)); [ "$tries" -lt 100 ] || { echo "webdis did not start"; exit 1; }; sleep 0.1
+    done
+    value=$(printf 'x%.0s' $(seq 200))
+    run webdis_lpush "" 1 "/LPUSH/bench/$value" "http://127.0.0.1:$wport"
+    run webdis_rpop "" 1 /RPOP/bench "http://127.0.0.1:$wport"
+fi
 
 # A 500 MiB upload, with Content-Length and chunked: refused, without the server growing by
 # more than a fraction of the body limit.
@@ -113,12 +143,15 @@ list_ms=$(for i in 1 2 3 4 5; do
 done | sort -n | awk 'NR == 3 { printf "%.1f", $1 * 1000 }')
 queues_rss=$(rss_kb "$pid")
 
-baseline=$(awk '$1 == "health_live" { print $2 }' "$results")
 printf '\nbrokerd HTTP benchmark: %s s per run, %s connections, %s wrk thread(s), loopback\n\n' "$duration" "$connections" "$threads"
 printf '%-16s %12s %12s %10s %10s %8s\n' scenario req/s msg/s p50_ms p99_ms non2xx
 awk '{ printf "%-16s %12s %12s %10s %10s %8s\n", $1, $2, $3, $4, $5, $6 }' "$results"
-publish=$(awk '$1 == "publish" { print $2 }' "$results")
-printf '\npublish / health_live baseline: %s\n' "$(awk -v a="$publish" -v b="$baseline" 'BEGIN { printf "%.2f", a / b }')"
+ratio() { awk -v a="$(awk -v n="$1" '$1 == n { print $2 }' "$results")" -v b="$(awk -v n="$2" '$1 == n { print $2 }' "$results")" \
+    'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+printf '\npublish / health_live baseline: %s\n' "$(ratio publish health_live)"
+printf 'publish / webdis LPUSH:         %s\n' "$(ratio publish webdis_lpush)"
+printf 'consume / webdis RPOP:          %s\n' "$(ratio consume webdis_rpop)"
+printf 'batch of 100:                   %s messages/s\n' "$(awk '$1 == "batch_publish" { print $3 }' "$results")"
 printf 'ready to serve after start:     %s ms\n' "$ready_ms"
 printf 'RSS idle / after runs / 10k queues: %s / %s / %s MB\n' \
     "$(awk -v k="$idle_rss" 'BEGIN { printf "%.1f", k / 1024 }')" \

@@ -44,7 +44,7 @@ Exchange::Exchange(const QHttpServerRequest &request, RequestChannel *channel)
       m_path(request.url().path(QUrl::FullyEncoded)), // the router decodes segment by segment
       m_query(request.url()),
       m_head(channel ? channel->meta().head : RequestHead{}),
-      m_body(request.body()),
+      m_body(channel ? channel->meta().body : request.body()),
       m_remote(request.remoteAddress()),
       m_requestId(channel ? channel->meta().requestId : QByteArray()),
       m_requestNumber(channel ? channel->requestNumber() : 0)

@@ -36,7 +36,7 @@ class Exchange
 public:
     Exchange(const QHttpServerRequest &request, RequestChannel *channel);
 
-    // The request: method, URL and body as QHttpServer parsed them, the fields as the guard did.
+    // The request: method and URL as QHttpServer parsed them, fields and body as the guard did.
     QHttpServerRequest::Method method() const { return m_method; }
     const QString &path() const { return m_path; }
     const QUrlQuery &query() const { return m_query; }

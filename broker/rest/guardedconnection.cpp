@@ -141,7 +141,7 @@ void GuardedConnection::dispatch()
     m_timers.stop(ConnectionTimers::Head);
     m_timers.stop(ConnectionTimers::Request);
     RequestMeta meta;
-    const QByteArray body = m_framer->body(m_buffer);
+    meta.body = m_framer->body(m_buffer);
     meta.head = m_framer->takeHead();
     const QByteArrayView incomingId = meta.head.field("x-request-id");
     meta.requestId = isValidRequestId(incomingId) ? incomingId.toByteArray() : newRequestId();
@@ -155,7 +155,7 @@ void GuardedConnection::dispatch()
         connect(m_channel, &RequestChannel::abandoned, this, [this] { refuse(400, "Malformed request"); });
     }
     RequestChannel *channel = m_channel;
-    channel->load(std::move(meta), body); // copies the body out of m_buffer
+    channel->load(std::move(meta));
     m_buffer.remove(0, m_framer->messageBytes());
     m_framer.reset();
     m_inRequest = true;

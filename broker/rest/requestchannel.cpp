@@ -23,19 +23,16 @@ RequestChannel::~RequestChannel()
     setSocketState(QAbstractSocket::UnconnectedState);
 }
 
-void RequestChannel::load(RequestMeta meta, const QByteArray &body)
+void RequestChannel::load(RequestMeta meta)
 {
     Q_ASSERT(m_finished);
     m_base = pos();
     // What QHttpServer needs and no more (see the class comment). It learns no Host: it then
-    // names the server 127.0.0.1 in its URL, which nothing here reads.
+    // names the server 127.0.0.1 in its URL, which nothing here reads; the body is meta's.
     const RequestHead &head = meta.head;
     QByteArray request;
-    request.reserve(head.method().size() + head.target().size() + 40 + body.size());
-    request.append(head.method()).append(' ').append(head.target()).append(head.minorVersion == 0 ? " HTTP/1.0\r\n" : " HTTP/1.1\r\n");
-    if (!body.isEmpty())
-        request.append("Content-Length: ").append(QByteArray::number(body.size())).append("\r\n");
-    request.append("\r\n").append(body);
+    request.reserve(head.method().size() + head.target().size() + 16);
+    request.append(head.method()).append(' ').append(head.target()).append(head.minorVersion == 0 ? " HTTP/1.0\r\n\r\n" : " HTTP/1.1\r\n\r\n");
     m_request = std::move(request);
     m_readPos = 0;
     m_meta = std::move(meta);

@@ -15,6 +15,7 @@ struct RequestMeta
 {
     QByteArray requestId;  // echoed if the client sent a valid X-Request-ID, else generated
     RequestHead head;      // the request line and every field, as the guard read and checked them
+    QByteArray body;       // the whole body, a chunked one decoded
     bool keepAlive = true;
     bool isHead() const { return head.method() == "HEAD"; } // answered like GET, without the body
 };
@@ -39,10 +40,12 @@ struct KeyMemo
 // request. QHttpServer deletes the channel once it is closed.
 //
 // QHttpServer 6.4 reads a head one byte at a time (QIODevice::read of one char, ~80 instructions
-// each, plus an append), so the channel gives it the request line, the body's length and the
-// body, and nothing else: the fields the guard has already read and checked travel beside it in
-// RequestMeta, and a chunked body arrives decoded. A newer Qt that parses heads cheaply, or takes
-// parsed requests, changes this class and nothing around it.
+// each, plus an append) and copies a body three times on its way through QIODevice's buffer, so
+// the channel gives it the request line and nothing else: QHttpServer parses the method and the
+// URL and calls RestServer::handleRequest, while the fields and the body, which the guard has
+// already read, bounded and checked (a chunked body decoded), travel beside it in RequestMeta.
+// A newer Qt that parses heads cheaply, or takes parsed requests, changes this class (and
+// Exchange's constructor) and nothing around it.
 class RequestChannel : public QTcpSocket
 {
     Q_OBJECT
@@ -50,9 +53,9 @@ public:
     RequestChannel(const QHostAddress &peerAddress, quint16 peerPort, QObject *parent = nullptr);
     ~RequestChannel() override;
 
-    // Makes the request of `meta`'s head, with `body`, the channel's next input; the previous one
-    // must have been answered.
-    void load(RequestMeta meta, const QByteArray &body);
+    // Makes the request of `meta` the channel's next input; the previous one must have been
+    // answered.
+    void load(RequestMeta meta);
     const RequestMeta &meta() const { return m_meta; }
     // The client as per-client limits see it ("192.0.2.7", "2001:db8:1:2::/64"), worked out once.
     const QString &clientLabel() const { return m_clientLabel; }

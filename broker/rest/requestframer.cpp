@@ -251,8 +251,8 @@ RequestFramer::Status RequestFramer::parseField(QByteArrayView line, qsizetype l
 
 QByteArray RequestFramer::body(const QByteArray &buffer) const
 {
-    if (!m_head.chunked) // no copy: the caller is done with it before the buffer changes
-        return QByteArray::fromRawData(buffer.constData() + m_headBytes, qsizetype(m_head.contentLength));
+    if (!m_head.chunked)
+        return buffer.sliced(m_headBytes, qsizetype(m_head.contentLength));
     QByteArray body;
     body.reserve(qsizetype(m_bodyBytes));
     for (const auto &[start, size] : m_chunkData)

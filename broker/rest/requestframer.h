@@ -73,7 +73,7 @@ public:
     RequestHead takeHead() { return std::move(m_head); }
     qsizetype messageBytes() const { return m_messageBytes; }
     // Once Complete: the request's body out of `buffer` (the one given to progress()), with a
-    // chunked body decoded. Otherwise it shares `buffer`'s bytes: use it before `buffer` changes.
+    // chunked body decoded.
     QByteArray body(const QByteArray &buffer) const;
     int errorStatus() const { return m_errorStatus; }
     const QByteArray &errorReason() const { return m_errorReason; }
