@@ -59,7 +59,7 @@ bool isImplementedMethod(QByteArrayView method)
 QByteArrayView RequestHead::field(QByteArrayView name) const
 {
     for (const Field &field : m_fields) {
-        if (view(field.name).compare(name, Qt::CaseInsensitive) == 0)
+        if (field.name.size == name.size() && view(field.name).compare(name, Qt::CaseInsensitive) == 0)
             return view(field.value);
     }
     return {};
@@ -225,22 +225,27 @@ RequestFramer::Status RequestFramer::parseField(QByteArrayView line, qsizetype l
     }
     m_head.m_fields.append({{lineAt, colon}, {valueAt, value.size()}});
 
-    if (name.compare("content-length", Qt::CaseInsensitive) == 0) {
+    // The four fields the framer acts on; the length tells most other names apart without a
+    // case-insensitive comparison.
+    const auto is = [&name](QByteArrayView known) {
+        return name.size() == known.size() && name.compare(known, Qt::CaseInsensitive) == 0;
+    };
+    if (is("content-length")) {
         bool ok = false;
         const qint64 length = value.toLongLong(&ok);
         if (!ok || length < 0 || value.startsWith('+') || (haveLength && length != m_head.contentLength))
             return fail(400, "Bad Content-Length");
         m_head.contentLength = length;
         haveLength = true;
-    } else if (name.compare("transfer-encoding", Qt::CaseInsensitive) == 0) {
+    } else if (is("transfer-encoding")) {
         if (value.compare("chunked", Qt::CaseInsensitive) != 0)
             return fail(501, "Transfer-Encoding not implemented");
         m_head.chunked = true;
-    } else if (name.compare("expect", Qt::CaseInsensitive) == 0) {
+    } else if (is("expect")) {
         if (value.compare("100-continue", Qt::CaseInsensitive) != 0)
             return fail(417, "Expectation failed");
         m_head.expectContinue = true;
-    } else if (name.compare("connection", Qt::CaseInsensitive) == 0) {
+    } else if (is("connection")) {
         if (containsToken(value, "close"))
             m_head.keepAlive = false;
         else if (containsToken(value, "keep-alive") && m_head.minorVersion == 0)
