@@ -3,7 +3,6 @@
 
 #include "jsonfields.h"
 
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -73,20 +72,26 @@ JsonWriter &JsonWriter::key(const char *name)
 
 JsonWriter &JsonWriter::value(QStringView text)
 {
-    // Plain ASCII (ids, names, receipts) is written as it is, without a temporary UTF-8 copy.
-    const bool plain = std::all_of(text.begin(), text.end(), [](QChar c) {
+    // Plain ASCII (ids, names, receipts) is written as it is, checked while it is copied, without
+    // a temporary UTF-8 copy; anything else is taken back and escaped.
+    const bool comma = m_needComma;
+    char *out = grow(text.size() + 2);
+    *out++ = '"';
+    bool plain = true;
+    for (QChar c : text) {
         const char16_t u = c.unicode();
-        return u >= 0x20 && u < 0x80 && u != '"' && u != '\\';
-    });
+        if (u < 0x20 || u >= 0x80 || u == '"' || u == '\\') {
+            plain = false;
+            break;
+        }
+        *out++ = char(u);
+    }
     if (plain) {
-        char *out = grow(text.size() + 2);
-        *out++ = '"';
-        for (QChar c : text)
-            *out++ = char(c.unicode());
         *out = '"';
         m_needComma = true;
         return *this;
     }
+    m_out.chop(text.size() + 2 + (comma ? 1 : 0));
     separate();
     JsonFields::appendString(m_out, text.toUtf8());
     m_needComma = true;

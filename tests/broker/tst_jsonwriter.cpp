@@ -53,6 +53,12 @@ void TestJsonWriter::structure()
         .endObject();
     QCOMPARE(out.text(), QByteArray(R"({"n":-42,"d":1795978046.623,"b":false,"z":null,"a":[1,{"x":[1,2]},{}],"r":"raw"})"));
     QVERIFY(QJsonDocument::fromJson(out.text()).isObject());
+
+    // A string that needs escaping after others: what was copied optimistically is taken back
+    // with its comma, and the comma comes once.
+    JsonWriter list;
+    list.beginArray().value(QStringView(u"a")).value(QStringView(u"b\"c")).value(QStringView(u"d\u00e9")).value(QStringView(u"e")).endArray();
+    QCOMPARE(list.text(), QByteArray("[\"a\",\"b\\\"c\",\"d\xc3\xa9\",\"e\"]"));
 }
 
 QTEST_APPLESS_MAIN(TestJsonWriter)
