@@ -109,6 +109,9 @@ void TestRequestFramer::bytewiseFeedingGivesTheSameAnswer()
     QVERIFY(framer.head().expectContinue);
     QVERIFY(!framer.head().keepAlive);
     QVERIFY(framer.head().chunked);
+    QCOMPARE(framer.body(buffer), QByteArray("hello world")); // decoded
+    QCOMPARE(framer.head().field("EXPECT"), QByteArrayView("100-continue"));
+    QCOMPARE(framer.head().fieldCount(), 3);
 }
 
 void TestRequestFramer::pipelinedRequestsAreSeparated()
