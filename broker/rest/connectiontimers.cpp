@@ -21,7 +21,9 @@ qint64 ConnectionTimers::nowMs()
 void ConnectionTimers::start(Kind kind, int timeoutMs)
 {
     const qint64 now = nowMs();
-    m_due[kind] = now + qMax(timeoutMs, 0);
+    // The clock counts whole milliseconds: `now` may be up to 1 ms behind the true time, so the
+    // deadline is a millisecond later, or it could come up to 1 ms early.
+    m_due[kind] = now + qMax(timeoutMs, 0) + 1;
     if (m_armedFor == 0 || m_due[kind] < m_armedFor)
         arm(now);
 }
