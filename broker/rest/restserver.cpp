@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "restserver.h"
 
-#include "connectionquota.h"
 #include "definitionscontroller.h"
 #include "guardedtcpserver.h"
 #include "messageactionscontroller.h"
