@@ -15,7 +15,7 @@ void EventLog::append(MessageEvent event)
     event.number = ++m_lastNumber;
     if (m_perQueueCapacity > 0) {
         // A batch records its messages' events one after the other for one queue: the ring of
-        // the last queue is kept at hand (map nodes do not move; forget() drops it).
+        // the last queue is kept at hand (map nodes do not move; forgetQueue() drops it).
         if (!m_lastRing || m_lastQueue != event.queue) {
             m_lastRing = &m_byQueue[event.queue];
             m_lastQueue = event.queue;

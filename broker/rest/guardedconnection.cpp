@@ -214,9 +214,9 @@ bool GuardedConnection::answeringHead() const
     // A refusal answers the request being read (or QHttpServer's, when it gave up on it); a
     // response to HEAD has no body (RFC 9110, 9.3.2), whatever its status.
     if (m_inRequest)
-        return m_channel->meta().isHead();
+        return m_channel->meta().head.isHead();
     if (m_framer && m_framer->headComplete())
-        return m_framer->head().method() == "HEAD";
+        return m_framer->head().isHead();
     return m_buffer.startsWith("HEAD ");
 }
 

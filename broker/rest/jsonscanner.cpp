@@ -169,8 +169,6 @@ public:
     const std::optional<QString> &numberOutOfRange() const { return m_outOfRange; }
 
     char peek() const { return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
-    qsizetype position() const { return m_pos; }
-    void advance() { ++m_pos; }
     const Error &error() const { return m_error; }
 
     void skipSpace()

@@ -17,7 +17,6 @@ struct RequestMeta
     RequestHead head;      // the request line and every field, as the guard read and checked them
     QByteArray body;       // the whole body, a chunked one decoded
     bool keepAlive = true;
-    bool isHead() const { return head.method() == "HEAD"; } // answered like GET, without the body
 };
 
 // What a connection remembers of the last API key that authenticated on it, so that the

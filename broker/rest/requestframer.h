@@ -18,6 +18,7 @@ class RequestHead
 public:
     QByteArrayView method() const { return view(m_method); }
     QByteArrayView target() const { return view(m_target); }
+    bool isHead() const { return method() == "HEAD"; } // answered like GET, without the body
     int minorVersion = 1;          // HTTP/1.minorVersion
     qint64 contentLength = 0;      // -1 when chunked
     bool chunked = false;

@@ -33,14 +33,14 @@ bool Router::matches(const Compiled &compiled, const Segments &segments, QString
         return false;
     for (qsizetype i = 0; i < segments.size(); ++i) {
         const QString &expected = compiled.segments[i];
-        if (!expected.startsWith(QLatin1Char('{')) && expected != segments[i].text)
+        if (!expected.startsWith(QLatin1Char('{')) && expected != segments[i])
             return false;
     }
     if (params) {
         params->clear();
         for (qsizetype i = 0; i < segments.size(); ++i) {
             if (compiled.segments[i].startsWith(QLatin1Char('{')))
-                params->append(segments[i].text.toString());
+                params->append(segments[i].toString());
         }
     }
     return true;
@@ -51,27 +51,22 @@ Router::Match Router::match(QHttpServerRequest::Method method, const QString &pa
     // Segments are compared decoded; a parameter keeps whatever the client encoded in it
     // ("%2F" stays inside one segment and is then refused by name validation). Only a segment
     // with a '%' is decoded into a string of its own; the others are views of `path`.
+    // (A view of a decoded copy stays valid while the list grows: the list moves QString
+    // objects, not the characters they hold.)
     Segments segments;
-    QStringList decodedStore;
+    QStringList decoded;
     for (qsizetype start = 0; start <= path.size();) {
         qsizetype end = path.indexOf(QLatin1Char('/'), start);
         if (end < 0)
             end = path.size();
         const QStringView raw = QStringView(path).sliced(start, end - start);
-        if (!raw.isEmpty()) {
-            if (raw.contains(QLatin1Char('%'))) {
-                decodedStore.append(QUrl::fromPercentEncoding(raw.toUtf8()));
-                segments.append(Segment{raw, true});
-            } else {
-                segments.append(Segment{raw, false});
-            }
+        if (raw.contains(QLatin1Char('%'))) {
+            decoded.append(QUrl::fromPercentEncoding(raw.toUtf8()));
+            segments.append(decoded.last());
+        } else if (!raw.isEmpty()) {
+            segments.append(raw);
         }
         start = end + 1;
-    }
-    // The decoded strings live in decodedStore, which no longer grows: point at them now.
-    for (qsizetype i = 0, d = 0; i < segments.size(); ++i) {
-        if (segments[i].needsDecoding)
-            segments[i].text = decodedStore[d++];
     }
     const QHttpServerRequest::Method wanted =
         method == QHttpServerRequest::Method::Head ? QHttpServerRequest::Method::Get : method;

@@ -53,12 +53,8 @@ private:
     {
         QStringList segments; // "{x}" marks a parameter
     };
-    struct Segment
-    {
-        QStringView text;           // decoded: a view of the path, or of the segment's decoded copy
-        bool needsDecoding = false; // while the path is being cut: `text` is still encoded
-    };
-    using Segments = QVarLengthArray<Segment, 8>;
+    // The path's segments, decoded: views of the path, or of a segment's decoded copy.
+    using Segments = QVarLengthArray<QStringView, 8>;
     // Compares without allocating; fills `params` only on a match.
     static bool matches(const Compiled &compiled, const Segments &segments, QStringList *params);
 
