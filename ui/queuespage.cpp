@@ -314,7 +314,7 @@ void QueuesPage::publishMessage()
                 return;
             }
             m_bar->showInfo(tr("Published %1 to %2 (%3 queued)")
-                                .arg(published->messageIds.value(0), queue, formatCount(published->queueSize)));
+                                .arg(published->messageId(0), queue, formatCount(published->queueSize)));
         });
     });
     dialog->open();

@@ -2,6 +2,7 @@
 #include "jsonwriter.h"
 
 #include "jsonfields.h"
+#include "messageid.h"
 
 #include <charconv>
 #include <cmath>
@@ -94,6 +95,16 @@ JsonWriter &JsonWriter::value(QStringView text)
     m_out.chop(text.size() + 2 + (comma ? 1 : 0));
     separate();
     JsonFields::appendString(m_out, text.toUtf8());
+    m_needComma = true;
+    return *this;
+}
+
+JsonWriter &JsonWriter::messageId(quint64 sequence)
+{
+    char *out = grow(MessageId::TextLength + 2);
+    *out = '"';
+    MessageId::write(sequence, out + 1);
+    out[MessageId::TextLength + 1] = '"';
     m_needComma = true;
     return *this;
 }

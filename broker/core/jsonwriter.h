@@ -23,6 +23,7 @@ public:
     JsonWriter &value(int number) { return value(qint64(number)); }
     JsonWriter &value(double number);
     JsonWriter &value(bool flag);
+    JsonWriter &messageId(quint64 sequence); // the id's text (MessageId::format), without a QString
     JsonWriter &null();
     JsonWriter &raw(const QByteArray &json); // already valid compact JSON
 

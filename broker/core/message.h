@@ -43,8 +43,13 @@ struct Message
 
 struct PublishResult
 {
-    QList<QString> messageIds;
+    // The new messages' ids by their numbers (MessageId::format gives the text): an answer
+    // writes them without making a string for each.
+    QList<quint64> messageSequences;
     qint64 queueSize = 0; // ready + delayed + in flight after the publish
+
+    QString messageId(qsizetype index) const; // empty when out of range
+    QList<QString> messageIds() const;
 };
 
 struct ConsumeRequest

@@ -1,23 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "messageid.h"
 
+#include <cstring>
+
 namespace Broker::MessageId {
 
 namespace {
 constexpr QLatin1StringView Prefix("msg-");
 constexpr int HexDigits = 16;
+static_assert(TextLength == Prefix.size() + HexDigits);
 } // namespace
+
+void write(quint64 sequence, char *out)
+{
+    static constexpr char Digits[] = "0123456789abcdef";
+    std::memcpy(out, Prefix.data(), size_t(Prefix.size()));
+    out += Prefix.size();
+    for (int i = HexDigits - 1; i >= 0; --i, sequence >>= 4)
+        out[i] = Digits[sequence & 0xF];
+}
 
 QString format(quint64 sequence)
 {
-    static constexpr char Digits[] = "0123456789abcdef";
-    QString id(Prefix.size() + HexDigits, Qt::Uninitialized);
-    QChar *out = id.data();
-    for (qsizetype i = 0; i < Prefix.size(); ++i)
-        *out++ = QLatin1Char(Prefix[i]);
-    for (int shift = (HexDigits - 1) * 4; shift >= 0; shift -= 4)
-        *out++ = QLatin1Char(Digits[(sequence >> shift) & 0xF]);
-    return id;
+    char text[TextLength];
+    write(sequence, text);
+    return QString::fromLatin1(text, TextLength);
 }
 
 std::optional<quint64> parse(QStringView id)

@@ -76,11 +76,11 @@ QByteArray published(const PublishResult &result, bool batch)
     out.beginObject().key("success").value(true);
     if (batch) {
         out.key("message_ids").beginArray();
-        for (const QString &id : result.messageIds)
-            out.value(id);
+        for (const quint64 sequence : result.messageSequences)
+            out.messageId(sequence);
         out.endArray();
     } else {
-        out.key("message_id").value(result.messageIds.value(0));
+        out.key("message_id").messageId(result.messageSequences.value(0));
     }
     out.key("queue_size").value(result.queueSize).endObject();
     return out.text();

@@ -136,7 +136,7 @@ void MemoryStore::publish(const QString &name, const QList<NewMessage> &messages
     const quint32 publisherIndex = internPublisher(publisher);
     const qint64 now = nowMs();
     PublishResult result;
-    result.messageIds.reserve(messages.size());
+    result.messageSequences.reserve(messages.size());
     bool anyReady = false;
     for (const NewMessage &in : messages) {
         StoredMessage message;
@@ -149,7 +149,7 @@ void MemoryStore::publish(const QString &name, const QList<NewMessage> &messages
         if (!in.headers.isEmpty())
             message.ensureExtras().headers = in.headers;
         anyReady |= message.notBeforeMs == 0;
-        result.messageIds.append(MessageId::format(message.sequence));
+        result.messageSequences.append(message.sequence);
         ++queue.counters().published;
         recordEvent(MessageEventKind::Published, queue, message, publisher, {});
         queue.add(std::move(message));

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "nodeidgenerator.h"
 
-#include "core/messageid.h"
 
 #include <algorithm>
 
@@ -23,11 +22,6 @@ quint64 NodeIdGenerator::nextSequence()
         m_counter = 0;
     }
     return (quint64(m_lastMs) << (NodeBits + CounterBits)) | (m_node << CounterBits) | m_counter;
-}
-
-QString NodeIdGenerator::nextId()
-{
-    return MessageId::format(nextSequence());
 }
 
 QString NodeIdGenerator::newReceipt()

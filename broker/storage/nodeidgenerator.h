@@ -32,8 +32,6 @@ public:
     quint64 node() const { return m_node; }
 
     quint64 nextSequence();
-    // nextSequence() in the form clients see ("msg-…").
-    QString nextId();
     QString newReceipt();
 
 private:

@@ -9,7 +9,7 @@
 
 namespace Broker {
 
-void RedisEventRelay::emitEvent(MessageEventKind kind, const QString &queue, const QString &id, int deliveries,
+void RedisEventRelay::emitEvent(MessageEventKind kind, const QString &queue, quint64 sequence, int deliveries,
                                 const QString &user, const QString &detail)
 {
     if (!m_listener)
@@ -18,7 +18,7 @@ void RedisEventRelay::emitEvent(MessageEventKind kind, const QString &queue, con
     event.timeMs = m_clock.nowMs();
     event.kind = kind;
     event.deliveryCount = deliveries;
-    event.sequence = MessageId::parse(id).value_or(0);
+    event.sequence = sequence;
     event.queue = queue;
     event.user = user;
     event.detail = detail;
@@ -30,7 +30,7 @@ void RedisEventRelay::relay(const Redis::RedisReply &events, const QString &user
     for (const RedisScripts::ScriptEvent &e : RedisScripts::events(events)) {
         const bool byUser =
             e.kind == MessageEventKind::Acked || e.kind == MessageEventKind::Nacked || e.kind == MessageEventKind::Redriven;
-        emitEvent(e.kind, e.queue, e.id, e.deliveries, byUser ? user : QString(), e.detail);
+        emitEvent(e.kind, e.queue, MessageId::parse(e.id).value_or(0), e.deliveries, byUser ? user : QString(), e.detail);
         if (e.kind == MessageEventKind::Redriven)
             available(e.queue);
         if (e.kind == MessageEventKind::DeadLettered && m_listener) {

@@ -22,7 +22,8 @@ public:
 
     void setListener(StoreListener *listener) { m_listener = listener; }
 
-    void emitEvent(MessageEventKind kind, const QString &queue, const QString &id, int deliveries, const QString &user,
+    // `sequence`: the message id's number (MessageId), 0 for events of no one message.
+    void emitEvent(MessageEventKind kind, const QString &queue, quint64 sequence, int deliveries, const QString &user,
                    const QString &detail = {});
     // A script's event list (its reply's second element). `user` is who called: it is recorded
     // for the steps a user takes (ack, nack, redrive), not for those the broker takes itself

@@ -115,7 +115,7 @@ void RedisOperations::purgeQueue(const QString &name, Completion<qint64> done)
         if (!reply)
             return done(reply.error());
         const qint64 purged = integerOf(*reply);
-        m_events.emitEvent(MessageEventKind::Purged, name, {}, 0, {}, QString::number(purged));
+        m_events.emitEvent(MessageEventKind::Purged, name, 0, 0, {}, QString::number(purged));
         done(purged);
     });
 }
@@ -188,12 +188,13 @@ void RedisOperations::preparePublish(const QString &name, const QList<NewMessage
         const qint64 now = m_clock.nowMs();
         PreparedPublish prepared;
         prepared.args.reserve(messages.size() * 2);
-        prepared.result.messageIds.reserve(messages.size());
+        prepared.result.messageSequences.reserve(messages.size());
         for (const NewMessage &message : messages) {
             if (*kind == QueueKind::Stream && message.delayMs > 0)
                 return done(StoreErrors::delayOnStream());
-            const QString id = m_ids.nextId();
-            prepared.result.messageIds.append(id);
+            const quint64 sequence = m_ids.nextSequence();
+            const QString id = MessageId::format(sequence);
+            prepared.result.messageSequences.append(sequence);
             prepared.anyReady |= message.delayMs <= 0;
             prepared.args << QByteArray::number(message.delayMs > 0 ? now + message.delayMs : 0)
                           << RedisMessage::encode(id, now * 1000, message, publisher);
@@ -213,8 +214,8 @@ void RedisOperations::publish(const QString &name, PreparedPublish prepared, con
             PublishResult &result = prepared.result;
             result.queueSize = integerOf(*reply);
             m_known.setSize(name, result.queueSize);
-            for (const QString &id : std::as_const(result.messageIds))
-                m_events.emitEvent(MessageEventKind::Published, name, id, 0, publisher);
+            for (const quint64 sequence : std::as_const(result.messageSequences))
+                m_events.emitEvent(MessageEventKind::Published, name, sequence, 0, publisher);
             if (prepared.anyReady)
                 m_events.available(name);
             done(std::move(result));
@@ -268,10 +269,11 @@ void RedisOperations::consume(const QString &name, const ConsumeRequest &request
                     message.leaseDeadlineMs = integerOf(item.elements.value(3));
                     if (stream)
                         message.group = group;
-                    m_events.emitEvent(MessageEventKind::Delivered, name, message.id, message.deliveryCount,
+                    const quint64 sequence = MessageId::parse(message.id).value_or(0);
+                    m_events.emitEvent(MessageEventKind::Delivered, name, sequence, message.deliveryCount,
                                        request.user, stream ? group : QString());
                     if (message.receipt.isEmpty() && request.acknowledge)
-                        m_events.emitEvent(MessageEventKind::Acked, name, message.id, message.deliveryCount,
+                        m_events.emitEvent(MessageEventKind::Acked, name, sequence, message.deliveryCount,
                                            request.user, stream ? group : QString());
                     delivered.append(std::move(message));
                 }

@@ -79,8 +79,8 @@ void SpoolingPublisher::spool(const QString &name, const PreparedPublish &prepar
                     [this, name, publisher, result = prepared.result, done = std::move(done)](Result<void> written) mutable {
                         if (!written)
                             return done(written.error());
-                        for (const QString &id : std::as_const(result.messageIds))
-                            m_events.emitEvent(MessageEventKind::Published, name, id, 0, publisher,
+                        for (const quint64 sequence : std::as_const(result.messageSequences))
+                            m_events.emitEvent(MessageEventKind::Published, name, sequence, 0, publisher,
                                                QStringLiteral("spooled"));
                         result.queueSize = -1; // unknown until Redis has them
                         if (!m_drainTimer.isActive())

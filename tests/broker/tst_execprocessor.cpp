@@ -121,7 +121,7 @@ void TestExecProcessor::readsStdinAndEnvironment()
     message.headers = jsonObject(R"({"trace":"t-9"})");
     Captured<PublishResult> published;
     f.broker.publish(QStringLiteral("q"), {message}, QStringLiteral("alice"), published.sink());
-    const QString id = published.take()->messageIds.value(0);
+    const QString id = published.take()->messageIds().value(0);
     QVERIFY(runUntil(f, [&] { return f.info(QStringLiteral("q"))->counters.acked == 1; }, 0));
 
     QFile in(dir.filePath(QStringLiteral("stdin")));

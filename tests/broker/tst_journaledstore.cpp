@@ -161,7 +161,7 @@ void TestJournaledStore::replayRebuildsTheExactState()
     expectOk([&](auto d) { replayed->ack("jobs", {open.id, open.receipt, {}, "w"}, d); });
     // New messages get new ids after the replayed ones.
     const PublishResult fresh = get<PublishResult>([&](auto d) { replayed->publish("jobs", {message("new")}, "bob", d); });
-    QVERIFY(*MessageId::parse(fresh.messageIds.first()) > *MessageId::parse(open.id));
+    QVERIFY(*MessageId::parse(fresh.messageIds().first()) > *MessageId::parse(open.id));
 
     // And a second restart sees the changes of the first session too.
     const QString after = dump(*replayed);
@@ -475,7 +475,7 @@ void TestJournaledStore::messageActionsAndEditedRedrivesReplay()
         get<QueueInfo>([&](auto d) { store->createQueue("orders", config("list", "orders.dlq"), d); });
         get<QueueInfo>([&](auto d) { store->createQueue("billing", config("priority"), d); });
         for (int i = 0; i < 6; ++i)
-            ids.append(get<PublishResult>([&](auto d) { store->publish("orders", {message(QByteArray::number(i), 0, i == 5 ? 9000 : 0)}, "alice", d); }).messageIds.first());
+            ids.append(get<PublishResult>([&](auto d) { store->publish("orders", {message(QByteArray::number(i), 0, i == 5 ? 9000 : 0)}, "alice", d); }).messageIds().first());
         ConsumeRequest lease;
         lease.acknowledge = false;
         get<QList<Message>>([&](auto d) { store->consume("orders", lease, d); }); // ids[0] on a lease

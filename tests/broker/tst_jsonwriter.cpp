@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/jsonwriter.h"
+#include "core/messageid.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -59,6 +60,13 @@ void TestJsonWriter::structure()
     JsonWriter list;
     list.beginArray().value(QStringView(u"a")).value(QStringView(u"b\"c")).value(QStringView(u"d\u00e9")).value(QStringView(u"e")).endArray();
     QCOMPARE(list.text(), QByteArray("[\"a\",\"b\\\"c\",\"d\xc3\xa9\",\"e\"]"));
+
+    // Message ids are written as MessageId::format spells them, every digit in place.
+    JsonWriter ids;
+    ids.beginArray().messageId(0x0123456789abcdefULL).messageId(0).messageId(~0ULL).endArray();
+    QCOMPARE(ids.text(), QByteArray(R"(["msg-0123456789abcdef","msg-0000000000000000","msg-ffffffffffffffff"])"));
+    QCOMPARE(MessageId::format(0x0123456789abcdefULL), QStringLiteral("msg-0123456789abcdef"));
+    QCOMPARE(MessageId::parse(MessageId::format(0xfedcba9876543210ULL)), std::optional<quint64>(0xfedcba9876543210ULL));
 }
 
 QTEST_APPLESS_MAIN(TestJsonWriter)

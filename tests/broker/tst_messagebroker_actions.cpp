@@ -46,12 +46,12 @@ Scene setUp(EngineFixture &f)
         qFatal("create failed");
     if (!f.create(QStringLiteral("other"), jsonObject(R"({"max_size":2})")))
         qFatal("create failed");
-    s.leased = f.publish(QStringLiteral("orders"), {"\"leased\""})->messageIds.first();
+    s.leased = f.publish(QStringLiteral("orders"), {"\"leased\""})->messageIds().first();
     if (!f.consume(QStringLiteral("orders"), 1, false))
         qFatal("consume failed");
-    s.ready = f.publish(QStringLiteral("orders"), {R"({"z":1,"a":2})"})->messageIds.first();
-    s.delayed = f.publish(QStringLiteral("orders"), {"\"later\""}, QStringLiteral("alice"), 60'000)->messageIds.first();
-    s.other = f.publish(QStringLiteral("other"), {"\"x\""})->messageIds.first();
+    s.ready = f.publish(QStringLiteral("orders"), {R"({"z":1,"a":2})"})->messageIds().first();
+    s.delayed = f.publish(QStringLiteral("orders"), {"\"later\""}, QStringLiteral("alice"), 60'000)->messageIds().first();
+    s.other = f.publish(QStringLiteral("other"), {"\"x\""})->messageIds().first();
     return s;
 }
 
@@ -100,7 +100,7 @@ QList<QString> deadLetterTwo(EngineFixture &f)
 {
     QList<QString> ids;
     for (const QByteArray &payload : {QByteArray(R"({"v":1,"k":"a"})"), QByteArray(R"({"v":2,"k":"b"})")})
-        ids.append(f.publish(QStringLiteral("orders"), {payload})->messageIds.first());
+        ids.append(f.publish(QStringLiteral("orders"), {payload})->messageIds().first());
     if (!act(f, Kind::DeadLetter, ids))
         qFatal("dead-letter failed");
     return ids;
@@ -237,7 +237,7 @@ void TestMessageBrokerActions::actionsOnAStream()
     EngineFixture f;
     QVERIFY(f.create(QStringLiteral("s"), jsonObject(R"({"type":"stream","dead_letter_queue":true})")));
     QVERIFY(f.create(QStringLiteral("plain")));
-    const QList<QString> ids = f.publish(QStringLiteral("s"), numbers(1, 4))->messageIds;
+    const QList<QString> ids = f.publish(QStringLiteral("s"), numbers(1, 4))->messageIds();
     const QList<Message> leased = *f.consume(QStringLiteral("s"), 2, false, 0, QStringLiteral("g"), QStringLiteral("c"));
     QCOMPARE(act(f, Kind::Requeue, {ids[0]}, {}, QStringLiteral("s"))->affected, 1);
     QCOMPARE(idsIn(f, QStringLiteral("s"), MessageState::InFlight), QList<QString>{ids[1]});

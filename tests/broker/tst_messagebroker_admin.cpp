@@ -231,7 +231,7 @@ void TestMessageBrokerAdmin::browseFilter()
         message.headers = jsonObject(headers);
         Captured<PublishResult> c;
         f.broker.publish(QStringLiteral("q"), {message}, QStringLiteral("alice"), c.sink());
-        ids.append(c.take()->messageIds.first());
+        ids.append(c.take()->messageIds().first());
     }
 
     BrowseQuery query;

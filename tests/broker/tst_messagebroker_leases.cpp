@@ -128,7 +128,7 @@ void TestMessageBrokerLeases::maxDeliveriesDeadLetters()
     if (withDlq)
         options.insert(QStringLiteral("dead_letter_queue"), true);
     QVERIFY(f.create(QStringLiteral("jobs"), options).ok());
-    const QString id = f.publish(QStringLiteral("jobs"), {R"({"job":42})"})->messageIds.first();
+    const QString id = f.publish(QStringLiteral("jobs"), {R"({"job":42})"})->messageIds().first();
 
     for (int delivery = 1; delivery <= 3; ++delivery) {
         const QList<Message> got = *f.consume(QStringLiteral("jobs"), 1, false);

@@ -75,7 +75,7 @@ void TestMessageBrokerObservation::lifecycleOfOneMessage()
 {
     EngineFixture f;
     QVERIFY(f.create(QStringLiteral("q"), jsonObject(R"({"max_deliveries":2,"dead_letter_queue":true})")).ok());
-    const QString id = f.publish(QStringLiteral("q"), numbers(1, 1))->messageIds.first();
+    const QString id = f.publish(QStringLiteral("q"), numbers(1, 1))->messageIds().first();
     QVERIFY(f.publish(QStringLiteral("q"), numbers(2, 2)).ok()); // noise
     f.clock.advanceMs(100);
     Message m = f.consume(QStringLiteral("q"), 1, false)->first();

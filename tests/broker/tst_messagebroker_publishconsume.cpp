@@ -37,11 +37,12 @@ void TestMessageBrokerPublishConsume::publishRecordsIdTimestampAndPublisher()
     QVERIFY(f.create(QStringLiteral("q")).ok());
     const Result<PublishResult> published = f.publish(QStringLiteral("q"), {R"({"a":1})", "[1,2]", R"("text")"});
     QVERIFY(published.ok());
-    QCOMPARE(published->messageIds.size(), 3);
+    const QList<QString> ids = published->messageIds();
+    QCOMPARE(ids.size(), 3);
     QCOMPARE(published->queueSize, 3);
-    QSet<QString> unique(published->messageIds.begin(), published->messageIds.end());
+    QSet<QString> unique(ids.begin(), ids.end());
     QCOMPARE(unique.size(), 3);
-    for (const QString &id : published->messageIds)
+    for (const QString &id : ids)
         QVERIFY2(MessageId::parse(id).has_value(), qPrintable(id));
 
     f.clock.advanceMs(1500);
@@ -49,7 +50,7 @@ void TestMessageBrokerPublishConsume::publishRecordsIdTimestampAndPublisher()
     QVERIFY(got.ok());
     QCOMPARE(got->size(), 3);
     const Message &first = got->first();
-    QCOMPARE(first.id, published->messageIds.first());
+    QCOMPARE(first.id, published->messageIds().first());
     QCOMPARE(first.data, QByteArray(R"({"a":1})"));
     QCOMPARE(first.publisher, QStringLiteral("alice"));
     QCOMPARE(first.timestamp, double(f.clock.nowMs() - 1500) / 1000.0);

@@ -340,7 +340,7 @@ void TestRedisStore::spoolTakesPublishesWhileRedisIsDownAndDrainsInOrder()
         const Result<PublishResult> r = s.publish("q", i);
         if (r) {
             acknowledged.append(i);
-            ids += r->messageIds;
+            ids += r->messageIds();
         } else {
             QVERIFY2(r.error().code == ErrorCode::Unavailable || r.error().code == ErrorCode::Timeout,
                      qPrintable(r.error().message));

@@ -111,7 +111,7 @@ void TestWebhookProcessor::bodyHeadersAndSignature()
     message.priority = 3;
     Captured<PublishResult> published;
     f.broker.publish(QStringLiteral("q"), {message}, QStringLiteral("alice"), published.sink());
-    const QString id = published.take()->messageIds.value(0);
+    const QString id = published.take()->messageIds().value(0);
     QTRY_COMPARE(f.info(QStringLiteral("q"))->counters.acked, 1);
 
     QCOMPARE(target.requests().size(), 1);

@@ -87,7 +87,7 @@ private:
             message.data = payload;
             const Result<PublishResult> published = await(m_client->publish(queue, {message}));
             if (published)
-                ids.append(published->messageIds.value(0));
+                ids.append(published->messageIds().value(0));
         }
         return ids;
     }
