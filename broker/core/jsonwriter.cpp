@@ -10,53 +10,60 @@
 
 namespace Broker {
 
-void JsonWriter::separate()
+JsonWriter &JsonWriter::punctuation(char c, bool commaFirst)
 {
-    if (m_needComma)
-        m_out += ',';
+    if (!commaFirst)
+        m_needComma = false;
+    *grow(1) = c;
+    return *this;
 }
 
 JsonWriter &JsonWriter::beginObject()
 {
-    separate();
-    m_out += '{';
+    punctuation('{', true);
     m_needComma = false;
     return *this;
 }
 
 JsonWriter &JsonWriter::endObject()
 {
-    m_out += '}';
+    punctuation('}', false);
     m_needComma = true;
     return *this;
 }
 
 JsonWriter &JsonWriter::beginArray()
 {
-    separate();
-    m_out += '[';
+    punctuation('[', true);
     m_needComma = false;
     return *this;
 }
 
 JsonWriter &JsonWriter::endArray()
 {
-    m_out += ']';
+    punctuation(']', false);
     m_needComma = true;
     return *this;
 }
 
 char *JsonWriter::grow(qsizetype size)
 {
-    const qsizetype at = m_out.size();
     const qsizetype comma = m_needComma ? 1 : 0;
-    if (m_out.capacity() < at + comma + size)
-        m_out.reserve(qMax<qsizetype>(2 * m_out.capacity(), at + comma + size + 64));
-    m_out.resize(at + comma + size);
-    char *out = m_out.data() + at;
+    const qsizetype end = m_size + comma + size;
+    // The buffer's size is its capacity; m_size is what is written. Growing doubles it.
+    if (end > m_buffer.size())
+        m_buffer.resize(qMax<qsizetype>(2 * m_buffer.size(), end + 128));
+    char *out = m_buffer.data() + m_size; // detaches when text() handed the buffer out
+    m_size = end;
     if (comma)
         *out++ = ',';
     return out;
+}
+
+const QByteArray &JsonWriter::text() const
+{
+    m_buffer.truncate(m_size); // keeps the capacity: writing on is not a reallocation
+    return m_buffer;
 }
 
 JsonWriter &JsonWriter::key(const char *name)
@@ -78,23 +85,25 @@ JsonWriter &JsonWriter::value(QStringView text)
     const bool comma = m_needComma;
     char *out = grow(text.size() + 2);
     *out++ = '"';
-    bool plain = true;
+    bool ascii = true;
     for (QChar c : text) {
         const char16_t u = c.unicode();
         if (u < 0x20 || u >= 0x80 || u == '"' || u == '\\') {
-            plain = false;
+            ascii = false;
             break;
         }
         *out++ = char(u);
     }
-    if (plain) {
+    if (ascii) {
         *out = '"';
         m_needComma = true;
         return *this;
     }
-    m_out.chop(text.size() + 2 + (comma ? 1 : 0));
-    separate();
-    JsonFields::appendString(m_out, text.toUtf8());
+    m_size -= text.size() + 2 + (comma ? 1 : 0);
+    m_needComma = comma;
+    QByteArray escaped;
+    JsonFields::appendString(escaped, text.toUtf8());
+    std::memcpy(grow(escaped.size()), escaped.constData(), size_t(escaped.size()));
     m_needComma = true;
     return *this;
 }
@@ -113,43 +122,36 @@ JsonWriter &JsonWriter::value(qint64 number)
 {
     char buffer[24];
     const auto result = std::to_chars(buffer, buffer + sizeof buffer, number);
-    std::memcpy(grow(result.ptr - buffer), buffer, size_t(result.ptr - buffer));
-    m_needComma = true;
-    return *this;
+    return plain(QByteArrayView(buffer, result.ptr - buffer));
 }
 
 JsonWriter &JsonWriter::value(double number)
 {
-    separate();
     // Shortest text that reads back as the same double; integral values without exponent.
     char buffer[32];
     const auto result = std::isfinite(number) ? std::to_chars(buffer, buffer + sizeof buffer, number)
                                               : std::to_chars(buffer, buffer + sizeof buffer, 0);
-    m_out.append(buffer, result.ptr - buffer);
-    m_needComma = true;
-    return *this;
+    return plain(QByteArrayView(buffer, result.ptr - buffer));
 }
 
 JsonWriter &JsonWriter::value(bool flag)
 {
-    separate();
-    m_out += flag ? "true" : "false";
-    m_needComma = true;
-    return *this;
+    return plain(flag ? QByteArrayView("true") : QByteArrayView("false"));
 }
 
 JsonWriter &JsonWriter::null()
 {
-    separate();
-    m_out += "null";
-    m_needComma = true;
-    return *this;
+    return plain(QByteArrayView("null"));
 }
 
 JsonWriter &JsonWriter::raw(const QByteArray &json)
 {
-    separate();
-    m_out += json;
+    return plain(json);
+}
+
+JsonWriter &JsonWriter::plain(QByteArrayView text)
+{
+    std::memcpy(grow(text.size()), text.data(), size_t(text.size()));
     m_needComma = true;
     return *this;
 }

@@ -27,16 +27,19 @@ public:
     JsonWriter &null();
     JsonWriter &raw(const QByteArray &json); // already valid compact JSON
 
-    const QByteArray &text() const { return m_out; }
+    // What was written; valid until the next write.
+    const QByteArray &text() const;
 
 private:
-    void separate();
+    JsonWriter &punctuation(char c, bool commaFirst);
+    JsonWriter &plain(QByteArrayView text); // a value that needs no escaping
 
-    // Room for `size` more bytes, after a comma when one is due: one resize instead of an append
-    // per piece (QByteArray::append costs ~110 instructions a call).
+    // Room for `size` more bytes, after a comma when one is due, without a call into QByteArray
+    // for each piece (QByteArray::append costs ~110 instructions a call).
     char *grow(qsizetype size);
 
-    QByteArray m_out;
+    mutable QByteArray m_buffer; // its size is the capacity; text() cuts it to m_size
+    qsizetype m_size = 0;
     bool m_needComma = false;
 };
 

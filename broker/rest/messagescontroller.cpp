@@ -22,6 +22,8 @@ namespace {
 // Reads the options every published message may carry (priority, delay, headers) into `message`.
 Result<void> readPublishOptions(const QJsonObject &body, const EngineOptions &engine, NewMessage &message)
 {
+    if (body.isEmpty())
+        return {}; // the defaults NewMessage starts with
     const Result<qint64> priority = fieldInteger(body, "priority", -1'000'000, 1'000'000, 0);
     if (!priority)
         return priority.error();
