@@ -147,7 +147,17 @@ int main(int argc, char **argv)
         QTimer::singleShot(Broker::BrokerHost::DrainTimeoutMs, &app, finish);
         host.stopAccepting();
     });
-    QObject::connect(&signals_, &UnixSignals::reloadRequested, &app,
-                     [] { qCInfo(lcEngine) << "SIGHUP: configuration reload is not supported; restart to apply changes"; });
+    // SIGHUP reloads the API's TLS certificate and key (renewed by certbot or the like); other
+    // settings need a restart.
+    QObject::connect(&signals_, &UnixSignals::reloadRequested, &app, [&host] {
+        if (!host.config().api.tls.enabled) {
+            qCInfo(lcEngine) << "SIGHUP: nothing to reload (api.tls is off); restart to apply configuration changes";
+            return;
+        }
+        if (const Broker::Result<void> reloaded = host.reloadTls(); !reloaded)
+            qCWarning(lcEngine).noquote() << "SIGHUP:" << reloaded.error().message;
+        else
+            qCInfo(lcEngine) << "SIGHUP: TLS certificate reloaded; other settings need a restart";
+    });
     return app.exec();
 }

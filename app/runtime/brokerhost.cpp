@@ -142,6 +142,7 @@ BrokerHost::~BrokerHost()
 Result<void> BrokerHost::start(const HostSettings &settings)
 {
     stop();
+    m_settings = settings;
     m_config = BrokerConfig{};
     m_configWarnings.clear();
     m_issuedKeys.clear();
@@ -222,24 +223,37 @@ Result<void> BrokerHost::start(const HostSettings &settings)
         stop();
         return Error{ErrorCode::InvalidArgument, QStringLiteral("api.bind '%1' is not an IP address").arg(bindText)};
     }
-    if (m_config.core.production() && !address.isLoopback() && !m_config.api.plaintextBehindProxy) {
+    if (m_config.core.production() && !address.isLoopback() && !m_config.api.tls.enabled
+        && !m_config.api.plaintextBehindProxy) {
         m_failedStage = StartStage::Config;
         stop();
         return Error{ErrorCode::InvalidArgument,
                      QStringLiteral("core.environment is production: the API would take API keys in plain HTTP on %1. "
-                                    "Listen on 127.0.0.1 behind a TLS-terminating proxy, or set "
+                                    "Turn on api.tls, listen on 127.0.0.1 behind a TLS-terminating proxy, or set "
                                     "api.plaintext_behind_proxy: true when only such a proxy can reach this address")
                          .arg(bindText)};
     }
     const int port = settings.portOverride >= 0 ? settings.portOverride : m_config.api.port;
     m_rest = std::make_unique<Rest::RestServer>(
-        Rest::RestContext{*m_broker, *m_users, *m_policy, *m_errors, m_clock, HostOptions::rest(m_config)});
+        Rest::RestContext{*m_broker, *m_users, *m_policy, *m_errors, m_clock, HostOptions::rest(m_config, configDir)});
     const Result<quint16> listening = m_rest->listen(address, quint16(port));
     if (!listening) {
         stop();
         return listening.error();
     }
     m_apiAddress = address;
+    if (const std::shared_ptr<const Rest::TlsIdentity> identity = m_rest->tlsIdentity()) {
+        qCInfo(lcEngine).noquote() << QStringLiteral("API over HTTPS: certificate %1, SHA-256 %2, valid until %3%4")
+                                          .arg(identity->subject, identity->sha256Fingerprint,
+                                               identity->notAfter.toString(Qt::ISODate),
+                                               identity->clientCertificates ? QStringLiteral(", client certificates required")
+                                                                            : QString());
+    } else if (!address.isLoopback() && !m_config.api.plaintextBehindProxy) {
+        m_errors->record(Severity::Warning, QStringLiteral("api"), QStringLiteral("plaintext_api"),
+                         QStringLiteral("The API listens on %1 in plain HTTP: API keys and messages cross the network "
+                                        "unencrypted. Turn on api.tls (brokerd --make-cert DIR makes a certificate).")
+                             .arg(bindText));
+    }
     connect(m_rest.get(), &Rest::RestServer::drained, this, &BrokerHost::drained);
     return finishStart();
 }
@@ -283,7 +297,39 @@ QString BrokerHost::apiUrl() const
     const QString host = m_apiAddress.protocol() == QAbstractSocket::IPv6Protocol
         ? QLatin1Char('[') + m_apiAddress.toString() + QLatin1Char(']')
         : m_apiAddress.toString();
-    return QStringLiteral("http://%1:%2").arg(host).arg(m_rest->port());
+    const bool tls = m_rest->tlsIdentity() != nullptr;
+    return QStringLiteral("%1://%2:%3").arg(tls ? QStringLiteral("https") : QStringLiteral("http"), host).arg(m_rest->port());
+}
+
+Result<void> BrokerHost::reloadTls()
+{
+    if (!m_rest)
+        return Error{ErrorCode::Unavailable, QStringLiteral("The API is not running")};
+    BrokerConfig config;
+    if (!m_settings.configFile.isEmpty()) {
+        Result<LoadedConfig> loaded = ConfigLoader::loadFile(m_settings.configFile);
+        if (!loaded)
+            return loaded.error();
+        config = std::move(loaded->config);
+    }
+    if (const Result<void> env = ConfigLoader::applyEnvironment(config, QProcessEnvironment::systemEnvironment()); !env)
+        return env;
+    const QString configDir =
+        m_settings.configFile.isEmpty() ? QDir::currentPath() : QFileInfo(m_settings.configFile).absolutePath();
+    const Rest::TlsOptions options = HostOptions::tls(config, configDir);
+    const Result<void> reloaded = m_rest->reloadTls(options);
+    if (!reloaded) {
+        m_errors->record(Severity::Error, QStringLiteral("api"), QStringLiteral("tls_reload_failed"),
+                         QStringLiteral("TLS certificate not reloaded (the old one is still served): %1")
+                             .arg(reloaded.error().message));
+        return reloaded;
+    }
+    m_config.api.tls = config.api.tls;
+    const std::shared_ptr<const Rest::TlsIdentity> identity = m_rest->tlsIdentity();
+    qCInfo(lcEngine).noquote() << QStringLiteral("TLS certificate reloaded: %1, SHA-256 %2, valid until %3")
+                                      .arg(identity->subject, identity->sha256Fingerprint,
+                                           identity->notAfter.toString(Qt::ISODate));
+    return {};
 }
 
 namespace {

@@ -86,8 +86,13 @@ public:
     void importDefinitions(const QJsonObject &document, const QStringList &actorRoles,
                            std::function<void(Result<DefinitionsImport>)> done);
 
-    // Where the API listens, e.g. "http://127.0.0.1:8080" (empty when it does not).
+    // Where the API listens, e.g. "http://127.0.0.1:8080" or "https://…" (empty when it does not).
     QString apiUrl() const;
+    // Reads api.tls from the configuration file (and environment) again and serves the new
+    // certificate and key to the connections accepted from now on, keeping the open ones (SIGHUP,
+    // or a desktop Apply that changed nothing but those files). Nothing else of the file is
+    // applied. On failure the old certificate stays and the error says why (it is also recorded).
+    Result<void> reloadTls();
 
 Q_SIGNALS:
     void drained();
@@ -114,6 +119,7 @@ private:
     std::unique_ptr<Definitions> m_definitions;
     std::unique_ptr<Rest::RestServer> m_rest;
     QHostAddress m_apiAddress;
+    HostSettings m_settings; // of the last start
     QString m_journalPath;
 };
 

@@ -27,9 +27,22 @@ EngineOptions engine(const BrokerConfig &config)
     return options;
 }
 
-Rest::RestOptions rest(const BrokerConfig &config)
+Rest::TlsOptions tls(const BrokerConfig &config, const QString &configDir)
+{
+    Rest::TlsOptions options = config.api.tls;
+    const QDir dir(configDir.isEmpty() ? QDir::currentPath() : configDir);
+    for (QString *file : {&options.certFile, &options.keyFile, &options.clientCaFile}) {
+        if (!file->isEmpty())
+            *file = dir.absoluteFilePath(*file);
+    }
+    return options;
+}
+
+Rest::RestOptions rest(const BrokerConfig &config, const QString &configDir)
 {
     Rest::RestOptions options;
+    options.tls = tls(config, configDir);
+    options.plaintextBehindProxy = config.api.plaintextBehindProxy;
     const BrokerConfig::Limits &limits = config.api.limits;
     options.guard.limits.maxBodyBytes = limits.maxBodyBytes;
     options.guard.limits.maxHeaderBytes = limits.maxHeaderBytes;

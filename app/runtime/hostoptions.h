@@ -23,7 +23,9 @@ struct ExecProcessorOptions;
 namespace Broker::HostOptions {
 
 EngineOptions engine(const BrokerConfig &config);
-Rest::RestOptions rest(const BrokerConfig &config);
+// api.tls's file names are taken relative to `configDir` (empty: the current folder).
+Rest::RestOptions rest(const BrokerConfig &config, const QString &configDir = {});
+Rest::TlsOptions tls(const BrokerConfig &config, const QString &configDir);
 RedisStoreOptions redisStore(const BrokerConfig &config);
 SpoolLimits spoolLimits(const BrokerConfig &config);
 // Relative paths are taken from the users file's folder, where the defaults live too.

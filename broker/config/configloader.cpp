@@ -127,11 +127,28 @@ void readStorage(YamlSection section, BrokerConfig::Storage &storage, QStringLis
     section.finish();
 }
 
-void readApi(YamlSection section, BrokerConfig::Api &api)
+void readTls(YamlContext &context, YamlSection section, Rest::TlsOptions &tls)
+{
+    section.boolean("enabled", tls.enabled);
+    section.string("cert_file", tls.certFile);
+    section.string("key_file", tls.keyFile);
+    section.string("client_ca_file", tls.clientCaFile);
+    section.choice("min_version", tls.minVersion, {QStringLiteral("1.2"), QStringLiteral("1.3")});
+    int handshakeSeconds = tls.handshakeTimeoutMs / 1000;
+    section.integer("handshake_timeout_seconds", handshakeSeconds, 1, 300);
+    tls.handshakeTimeoutMs = handshakeSeconds * 1000;
+    if (tls.enabled && (tls.certFile.isEmpty() || tls.keyFile.isEmpty()))
+        context.fail(section.mark(), QStringLiteral("'api.tls' is enabled: it needs 'cert_file' and 'key_file' "
+                                                    "(brokerd --make-cert DIR makes a pair)"));
+    section.finish();
+}
+
+void readApi(YamlContext &context, YamlSection section, BrokerConfig::Api &api)
 {
     section.string("bind", api.bind);
     section.integer("port", api.port, 0, 65535);
     section.boolean("plaintext_behind_proxy", api.plaintextBehindProxy);
+    readTls(context, section.section("tls"), api.tls);
     section.stringList("cors_origins", api.corsOrigins);
     // gCore: api.cors {enabled, origins}; disabled means no origin is allowed.
     YamlSection cors = section.section("cors");
@@ -274,7 +291,7 @@ Result<LoadedConfig> ConfigLoader::loadText(const QByteArray &text, const QStrin
         BrokerConfig &c = loaded.config;
         readCore(top.section("core"), c.core);
         readStorage(top.section("storage"), c.storage, loaded.notes);
-        readApi(top.section("api"), c.api);
+        readApi(context, top.section("api"), c.api);
         readQueues(top.section("message_broker"), c.queues);
         readSecurity(context, top.section("security"), c.security);
         readErrors(context, top.section("error"), c.errors, c.core);

@@ -101,6 +101,7 @@ struct BrokerConfig
         // Production refuses a plain-HTTP listener on another address than loopback unless this
         // says that only a TLS-terminating proxy can reach it.
         bool plaintextBehindProxy = false;
+        Rest::TlsOptions tls;   // api.tls; relative file names start at the config file's folder
         QStringList corsOrigins;
         RateLimit rateLimit;
         Limits limits;

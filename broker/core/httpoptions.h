@@ -35,6 +35,18 @@ struct GuardOptions
     qint64 socketReadBufferBytes = 64 * 1024; // most bytes taken from the kernel at once
 };
 
+// HTTPS for the API (api.tls). The files are PEM; they are read at start and on reload (SIGHUP,
+// Apply), and a reload that fails keeps what was served before.
+struct TlsOptions
+{
+    bool enabled = false;
+    QString certFile;     // the server's certificate, optionally followed by its chain
+    QString keyFile;      // its private key (unencrypted PEM; keep it 0600)
+    QString clientCaFile; // not empty: clients must present a certificate this CA signed (mutual TLS)
+    QString minVersion = QStringLiteral("1.2"); // "1.2" or "1.3"
+    int handshakeTimeoutMs = 10'000; // a connection whose handshake is not done by then is closed
+};
+
 // Failed authentications per client address (see AuthThrottle).
 struct AuthThrottleOptions
 {
@@ -45,6 +57,8 @@ struct AuthThrottleOptions
 struct RestOptions
 {
     GuardOptions guard;
+    TlsOptions tls;
+    bool plaintextBehindProxy = false; // api.plaintext_behind_proxy: plain HTTP elsewhere than loopback is meant
     int maxJsonDepth = 64;
     QStringList corsOrigins;       // exact origins allowed to call from a browser
     bool rateLimitEnabled = false; // per API key

@@ -17,7 +17,7 @@ namespace {
 constexpr int LingerMs = 2000;
 }
 
-ClientSocket::ClientSocket(qintptr descriptor, QObject *parent) : QObject(parent), m_fd(int(descriptor))
+ClientSocket::ClientSocket(qintptr descriptor, QObject *parent) : ClientStream(parent), m_fd(int(descriptor))
 {
     ::fcntl(m_fd, F_SETFL, ::fcntl(m_fd, F_GETFL) | O_NONBLOCK);
     const int one = 1;

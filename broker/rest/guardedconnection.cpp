@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "guardedconnection.h"
 
-#include "clientsocket.h"
+#include "clientstream.h"
 
 #include "guardedtcpserver.h"
 #include "rawresponse.h"
@@ -34,7 +34,7 @@ QByteArray newRequestId()
 
 } // namespace
 
-GuardedConnection::GuardedConnection(ClientSocket *socket, GuardedTcpServer &server)
+GuardedConnection::GuardedConnection(ClientStream *socket, GuardedTcpServer &server)
     : m_socket(socket), m_server(server)
 {
     m_socket->setParent(this);
@@ -48,10 +48,10 @@ GuardedConnection::GuardedConnection(ClientSocket *socket, GuardedTcpServer &ser
         case ConnectionTimers::Drain: return outputStalled();
         }
     });
-    connect(m_socket, &ClientSocket::readable, this, &GuardedConnection::readSocket);
-    connect(m_socket, &ClientSocket::closed, this, &GuardedConnection::peerLeft);
-    connect(m_socket, &ClientSocket::outputDrained, this, &GuardedConnection::outputDrained);
-    connect(m_socket, &ClientSocket::outputProgressed, this, &GuardedConnection::outputProgressed);
+    connect(m_socket, &ClientStream::readable, this, &GuardedConnection::readSocket);
+    connect(m_socket, &ClientStream::closed, this, &GuardedConnection::peerLeft);
+    connect(m_socket, &ClientStream::outputDrained, this, &GuardedConnection::outputDrained);
+    connect(m_socket, &ClientStream::outputProgressed, this, &GuardedConnection::outputProgressed);
     // A new connection holds a slot: it gets the head timeout, not the idle one, to send its
     // first request, so that connections opened and left silent are gone within seconds.
     m_timers.start(ConnectionTimers::Head, m_server.options().headTimeoutMs);

@@ -12,7 +12,7 @@
 
 namespace Broker::Rest {
 
-class ClientSocket;
+class ClientStream;
 class GuardedTcpServer;
 class RequestChannel;
 
@@ -29,7 +29,7 @@ class GuardedConnection : public QObject
 {
     Q_OBJECT
 public:
-    GuardedConnection(ClientSocket *socket, GuardedTcpServer &server);
+    GuardedConnection(ClientStream *socket, GuardedTcpServer &server);
     ~GuardedConnection() override;
 
     // Close when idle, or after the response now being prepared.
@@ -58,7 +58,7 @@ private:
     void headTimedOut();
     bool answeringHead() const;
 
-    ClientSocket *m_socket;
+    ClientStream *m_socket;
     GuardedTcpServer &m_server;
     QByteArray m_buffer;                 // received, not yet handed on
     std::optional<RequestFramer> m_framer;

@@ -5,7 +5,7 @@
 #include "guardedconnection.h"
 #include "rawresponse.h"
 #include "requestchannel.h"
-
+#include "tlsclientsocket.h"
 
 namespace Broker::Rest {
 
@@ -30,11 +30,29 @@ GuardedTcpServer::~GuardedTcpServer()
     qDeleteAll(connections);
 }
 
-void GuardedTcpServer::incomingConnection(qintptr descriptor)
+void GuardedTcpServer::setTls(std::shared_ptr<const TlsIdentity> identity, int handshakeTimeoutMs)
+{
+    m_tls = std::move(identity);
+    m_handshakeTimeoutMs = handshakeTimeoutMs;
+}
+
+ClientStream *GuardedTcpServer::accept(qintptr descriptor)
 {
     // Parented, so that a refused socket still lingering when the server goes is deleted with it;
     // an admitted one is adopted by its connection.
-    auto *socket = new ClientSocket(descriptor, this);
+    if (!m_tls)
+        return new ClientSocket(descriptor, this);
+    auto *socket = new TlsClientSocket(descriptor, m_tls->configuration, m_handshakeTimeoutMs,
+                                       m_options.socketReadBufferBytes, this);
+    connect(socket, &TlsClientSocket::handshakeFailed, this, [this](const QString &, bool timedOut) {
+        ++(timedOut ? m_stats.tlsHandshakeTimeouts : m_stats.tlsHandshakeFailures);
+    });
+    return socket;
+}
+
+void GuardedTcpServer::incomingConnection(qintptr descriptor)
+{
+    ClientStream *socket = accept(descriptor);
     const QHostAddress peer = socket->peerAddress();
     QString refusal;
     if (m_stopping) {
@@ -63,12 +81,12 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
             // A flood of refused connections: each lingering one holds a file descriptor, and
             // descriptors are what the journal, the spool and Redis need too. Close at once (the
             // 503 may be lost to a reset; the client retries either way).
-            connect(socket, &ClientSocket::closed, socket, &QObject::deleteLater);
+            connect(socket, &ClientStream::closed, socket, &QObject::deleteLater);
             socket->abort();
             return;
         }
         ++m_lingeringRefusals;
-        connect(socket, &ClientSocket::closed, this, [this, socket] {
+        connect(socket, &ClientStream::closed, this, [this, socket] {
             --m_lingeringRefusals;
             socket->deleteLater();
         });

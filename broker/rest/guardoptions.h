@@ -14,6 +14,8 @@ struct GuardStats
     qint64 headTimeouts = 0;        // no complete head in time (408, or closed when nothing came)
     qint64 requestTimeouts = 0;     // a body that did not arrive in time (408)
     qint64 stalledOutputs = 0;      // a client that did not read its responses (cut off)
+    qint64 tlsHandshakeFailures = 0; // refused or broken TLS handshakes (no client certificate, bad protocol)
+    qint64 tlsHandshakeTimeouts = 0; // TLS handshakes not finished within api.tls.handshake_timeout_seconds
 
     qint64 refused() const { return refusedServerFull + refusedAddressFull + refusedStopping; }
 };

@@ -172,12 +172,43 @@ QJsonObject OperationsController::webhookComponent(const WebhookStatus &webhook,
     return component;
 }
 
-void OperationsController::sendHealth(const ExchangePtr &exchange, const HealthSummary &summary, bool detailed)
+QJsonObject OperationsController::apiComponent(bool detailed) const
 {
     QJsonObject api;
-    api.insert(QStringLiteral("status"), QStringLiteral("healthy"));
+    bool degraded = false;
+    const std::shared_ptr<const TlsIdentity> tls = m_server.tlsIdentity();
+    api.insert(QStringLiteral("tls"), tls != nullptr);
+    if (tls) {
+        const QDateTime now = QDateTime::fromMSecsSinceEpoch(m_context.clock.nowMs(), Qt::UTC);
+        const qint64 days = tls->daysLeft(now);
+        QJsonObject certificate;
+        certificate.insert(QStringLiteral("days_left"), days);
+        certificate.insert(QStringLiteral("not_after"), tls->notAfter.toString(Qt::ISODate));
+        if (detailed) {
+            certificate.insert(QStringLiteral("subject"), tls->subject);
+            certificate.insert(QStringLiteral("sha256"), tls->sha256Fingerprint);
+            certificate.insert(QStringLiteral("client_certificates"), tls->clientCertificates);
+        }
+        api.insert(QStringLiteral("certificate"), certificate);
+        degraded = days <= ExpiryWarningDays;
+        if (now >= tls->notAfter)
+            api.insert(QStringLiteral("warning"), QStringLiteral("the API's TLS certificate has expired: clients refuse it"));
+        else if (degraded)
+            api.insert(QStringLiteral("warning"), QStringLiteral("the API's TLS certificate expires in %1 days").arg(days));
+    } else if (const QHostAddress address = m_server.listenAddress();
+               !address.isNull() && !address.isLoopback() && !m_context.options.plaintextBehindProxy) {
+        api.insert(QStringLiteral("warning"), QStringLiteral("plain HTTP on a non-loopback address: API keys and messages "
+                                                             "cross the network unencrypted (turn on api.tls)"));
+    }
+    api.insert(QStringLiteral("status"), degraded ? QStringLiteral("degraded") : QStringLiteral("healthy"));
     if (detailed)
         api.insert(QStringLiteral("connections"), m_server.connectionCount());
+    return api;
+}
+
+void OperationsController::sendHealth(const ExchangePtr &exchange, const HealthSummary &summary, bool detailed)
+{
+    const QJsonObject api = apiComponent(detailed);
     QJsonObject components;
     components.insert(QStringLiteral("storage"), storageComponent(summary.health, summary.storage, summary.storeStatus, detailed));
     components.insert(QStringLiteral("api"), api);
@@ -188,7 +219,12 @@ void OperationsController::sendHealth(const ExchangePtr &exchange, const HealthS
     if (const ProcessorStatusList processors = m_context.broker.processorStatuses(); !processors.isEmpty())
         components.insert(QStringLiteral("processors"), ProcessorReport::healthComponent(processors, detailed));
     QJsonObject json;
-    json.insert(QStringLiteral("status"), QString::fromLatin1(healthStatusName(summary.health)));
+    // An expiring certificate is the broker's trouble (clients will soon refuse it), unlike a
+    // failing processor or webhook: it makes a healthy broker degraded (still 200).
+    HealthStatus status = summary.health;
+    if (status == HealthStatus::Healthy && api.value(QStringLiteral("status")).toString() == u"degraded")
+        status = HealthStatus::Degraded;
+    json.insert(QStringLiteral("status"), QString::fromLatin1(healthStatusName(status)));
     json.insert(QStringLiteral("queues"), summary.queues);
     json.insert(QStringLiteral("messages_total"), summary.messagesTotal);
     json.insert(QStringLiteral("messages_processed"), summary.messagesProcessed);
@@ -243,6 +279,21 @@ void appendGuardMetrics(QByteArray &out, const GuardStats &guard, qint64 buffere
         out += QByteArray("brokerdesk_http_connections_cut_total{reason=\"") + reason + "\"} " + QByteArray::number(count) + '\n';
     appendGauge(out, "brokerdesk_http_buffered_bytes", "Unsent output and unanswered input held for all connections.",
                 double(bufferedBytes));
+    out += "# HELP brokerdesk_tls_handshakes_failed_total TLS handshakes that failed (failed: refused or broken; "
+           "timeout: not done within api.tls.handshake_timeout_seconds).\n"
+           "# TYPE brokerdesk_tls_handshakes_failed_total counter\n";
+    for (const auto &[reason, count] : {std::pair{"failed", guard.tlsHandshakeFailures},
+                                        std::pair{"timeout", guard.tlsHandshakeTimeouts}})
+        out += QByteArray("brokerdesk_tls_handshakes_failed_total{reason=\"") + reason + "\"} " + QByteArray::number(count) + '\n';
+}
+
+// The certificate the API serves over TLS: when it expires and the days left.
+void appendTlsMetrics(QByteArray &out, const TlsIdentity &tls, qint64 nowMs)
+{
+    appendGauge(out, "brokerdesk_tls_certificate_expiry_timestamp_seconds", "When the API's TLS certificate expires (unix seconds).",
+                double(tls.notAfter.toSecsSinceEpoch()));
+    appendGauge(out, "brokerdesk_tls_certificate_days_left", "Whole days until the API's TLS certificate expires (negative: expired).",
+                double(tls.daysLeft(QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC))));
 }
 
 } // namespace
@@ -312,6 +363,8 @@ void OperationsController::metrics(const ExchangePtr &exchange)
             NotificationMetrics::append(out, *s.notificationWebhook);
         appendGauge(out, "brokerdesk_http_connections", "Open client connections.", double(m_server.connectionCount()));
         appendGuardMetrics(out, m_server.guardStats(), m_server.bufferedBytes());
+        if (const std::shared_ptr<const TlsIdentity> tls = m_server.tlsIdentity())
+            appendTlsMetrics(out, *tls, m_context.clock.nowMs());
         out += m_server.httpMetrics().exposition();
         out += "# HELP brokerdesk_errors_total Errors recorded, by severity.\n# TYPE brokerdesk_errors_total counter\n";
         for (Severity severity : {Severity::Info, Severity::Warning, Severity::Error, Severity::Critical}) {

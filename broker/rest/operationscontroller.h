@@ -26,6 +26,10 @@ private:
     QJsonObject storageComponent(HealthStatus health, const QString &backend, const StoreStatus &store,
                                  bool detailed) const;
     static QJsonObject webhookComponent(const WebhookStatus &webhook, bool detailed);
+    // The API's listener: TLS and its certificate's expiry (degraded within ExpiryWarningDays),
+    // or a warning when plain HTTP is served elsewhere than on loopback.
+    QJsonObject apiComponent(bool detailed) const;
+    static constexpr qint64 ExpiryWarningDays = 14;
     void live(const ExchangePtr &exchange);
     void ready(const ExchangePtr &exchange);
     void metrics(const ExchangePtr &exchange);

@@ -37,7 +37,15 @@ RestServer::~RestServer() = default;
 
 Result<quint16> RestServer::listen(const QHostAddress &address, quint16 port)
 {
+    std::shared_ptr<const TlsIdentity> identity;
+    if (m_context.options.tls.enabled) {
+        Result<TlsIdentity> loaded = loadTlsIdentity(m_context.options.tls);
+        if (!loaded)
+            return loaded.error();
+        identity = std::make_shared<const TlsIdentity>(std::move(loaded.value()));
+    }
     auto *tcp = new GuardedTcpServer(m_context.options.guard, this);
+    tcp->setTls(std::move(identity), m_context.options.tls.handshakeTimeoutMs);
     if (!tcp->listen(address, port)) {
         const QString reason = tcp->errorString();
         const bool busy = tcp->serverError() == QAbstractSocket::AddressInUseError;
@@ -49,6 +57,30 @@ Result<quint16> RestServer::listen(const QHostAddress &address, quint16 port)
     connect(tcp, &GuardedTcpServer::drained, this, &RestServer::drained);
     bind(tcp);
     return tcp->serverPort();
+}
+
+Result<void> RestServer::reloadTls(const TlsOptions &options)
+{
+    if (!m_tcp || !m_tcp->tls())
+        return Error{ErrorCode::InvalidArgument, QStringLiteral("the API does not listen over TLS: restart to turn it on")};
+    if (!options.enabled)
+        return Error{ErrorCode::InvalidArgument, QStringLiteral("api.tls is off now: restart to serve plain HTTP")};
+    Result<TlsIdentity> loaded = loadTlsIdentity(options);
+    if (!loaded)
+        return loaded.error();
+    m_tcp->setTls(std::make_shared<const TlsIdentity>(std::move(loaded.value())), options.handshakeTimeoutMs);
+    m_context.options.tls = options;
+    return {};
+}
+
+std::shared_ptr<const TlsIdentity> RestServer::tlsIdentity() const
+{
+    return m_tcp ? m_tcp->tls() : nullptr;
+}
+
+QHostAddress RestServer::listenAddress() const
+{
+    return m_tcp ? m_tcp->serverAddress() : QHostAddress();
 }
 
 quint16 RestServer::port() const

@@ -6,6 +6,7 @@
 #include "httpmetrics.h"
 #include "restcontext.h"
 #include "router.h"
+#include "tlsidentity.h"
 
 #include "security/ratelimiter.h"
 
@@ -31,9 +32,17 @@ public:
     explicit RestServer(RestContext context, QObject *parent = nullptr);
     ~RestServer() override;
 
-    // Listens on address:port (0: a free port). Completes with the port, or says why not.
+    // Listens on address:port (0: a free port), over TLS when the options' tls is enabled (its
+    // files are read first). Completes with the port, or says why not.
     Result<quint16> listen(const QHostAddress &address, quint16 port);
+    // Reads the TLS files again (`options`: the new file names and versions) for the connections
+    // accepted from now on; open ones keep what they have. On failure nothing changes and the
+    // error says why. Not listening over TLS: an error.
+    Result<void> reloadTls(const TlsOptions &options);
+    // What is served over TLS now; null for plain HTTP.
+    std::shared_ptr<const TlsIdentity> tlsIdentity() const;
     quint16 port() const;
+    QHostAddress listenAddress() const; // null while not listening
     // Graceful stop: refuse new connections, finish the requests in progress, then drained().
     void stopAccepting();
 

@@ -13,12 +13,13 @@
 #include "security/userdirectory.h"
 #include "../support/openapicontract.h"
 #include "../support/teststore.h"
+#include "../support/tlscertificates.h"
 
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QTcpSocket>
+#include <QSslSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -73,14 +74,37 @@ inline std::optional<HttpResponse> takeResponse(QByteArray &buffer, bool headReq
     return response;
 }
 
+// The server runs in this thread: a handshake needs the event loop, so it is waited for with it
+// (QSslSocket::waitForEncrypted would block the server's side).
+inline bool waitForEncrypted(QSslSocket &socket, int timeoutMs = 5000)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (!socket.isEncrypted() && timer.elapsed() < timeoutMs
+           && (socket.state() != QAbstractSocket::UnconnectedState || timer.elapsed() < 50))
+        QTest::qWait(2);
+    return socket.isEncrypted();
+}
+
 class RawClient
 {
 public:
     explicit RawClient(quint16 port)
     {
-        m_socket.connectToHost(QHostAddress::LocalHost, port);
-        m_socket.waitForConnected(5000);
+        if (tlsCaFile.isEmpty()) {
+            m_socket.connectToHost(QHostAddress::LocalHost, port);
+            m_socket.waitForConnected(5000);
+            return;
+        }
+        QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
+        configuration.setCaCertificates(QSslCertificate::fromPath(tlsCaFile));
+        m_socket.setSslConfiguration(configuration);
+        m_socket.setPeerVerifyName(QStringLiteral("127.0.0.1"));
+        m_socket.connectToHostEncrypted(QStringLiteral("127.0.0.1"), port);
+        waitForEncrypted(m_socket);
     }
+    // Not empty: clients speak TLS and trust this CA (the suite's TLS run, BROKER_TEST_TLS=1).
+    static inline QString tlsCaFile;
     void send(const QByteArray &bytes)
     {
         m_socket.write(bytes);
@@ -114,10 +138,10 @@ public:
         }
         return false;
     }
-    QTcpSocket &socket() { return m_socket; }
+    QSslSocket &socket() { return m_socket; }
 
 private:
-    QTcpSocket m_socket;
+    QSslSocket m_socket; // plain TCP unless tlsCaFile is set
     QByteArray m_buffer;
 };
 
@@ -142,6 +166,8 @@ struct RestFixture
         file.close();
         if (!users.load(path).ok())
             qFatal("cannot load users.yaml");
+        if (tlsByDefault())
+            options.tls = suiteTls();
         server = std::make_unique<Rest::RestServer>(Rest::RestContext{broker, users, policy, errors, clock, options});
         const Result<quint16> listening = server->listen(QHostAddress::LocalHost, 0);
         if (!listening)
@@ -175,6 +201,23 @@ struct RestFixture
             }
         }
         return response;
+    }
+
+    // BROKER_TEST_TLS=1 runs a suite over HTTPS: every fixture serves TLS with one set of
+    // certificates made for the process, and every RawClient trusts their CA.
+    static bool tlsByDefault() { return qEnvironmentVariableIntValue("BROKER_TEST_TLS") == 1; }
+    static Rest::TlsOptions suiteTls()
+    {
+        static TlsCertificates certificates(30);
+        static const bool made = certificates.make();
+        if (!made)
+            qFatal("cannot make TLS certificates: %s", qPrintable(certificates.errorString()));
+        RawClient::tlsCaFile = certificates.caFile();
+        Rest::TlsOptions tls;
+        tls.enabled = true;
+        tls.certFile = certificates.serverCertFile();
+        tls.keyFile = certificates.serverKeyFile();
+        return tls;
     }
 
     // The OpenAPI document this server serves, as a checker of answers.
