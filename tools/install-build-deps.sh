@@ -5,12 +5,13 @@ set -eu
 
 # fonts-dejavu-core: readable text when the UI tests and --screenshots render offscreen.
 # redis-server: the Redis store's tests start their own servers on free loopback ports.
+# openssl: the TLS tests make their certificates with it (tests/support/tlscertificates.h).
 # lintian, desktop-file-utils, appstream: the packaging checks (tests/packaging).
 PACKAGES="cmake g++ make pkg-config ca-certificates
 qt6-base-dev qt6-base-dev-tools libyaml-cpp-dev
 qt6-httpserver-dev qt6-websockets-dev libreadline-dev
 fonts-dejavu-core
-libhiredis-dev redis-server
+libhiredis-dev redis-server openssl
 lintian desktop-file-utils appstream curl"
 # nodejs, npm: the OpenAPI lint (npx @redocly/cli, pinned in tools/openapi). Asked for only when
 # npx is missing, so that a Node.js installed otherwise (NodeSource, nvm) is left alone.
