@@ -87,8 +87,11 @@ public:
 };
 
 RedisConnection::RedisConnection(ConnectionOptions options, QObject *parent)
-    : QObject(parent), m_options(std::move(options)), m_deadlineTimer(this), m_connectTimer(this)
+    : QObject(parent), m_options(std::move(options)), m_flushTimer(this), m_deadlineTimer(this), m_connectTimer(this)
 {
+    m_flushTimer.setSingleShot(true);
+    m_flushTimer.setInterval(0);
+    connect(&m_flushTimer, &QTimer::timeout, this, &RedisConnection::flush);
     m_deadlineTimer.setSingleShot(true);
     m_connectTimer.setSingleShot(true);
     connect(&m_deadlineTimer, &QTimer::timeout, this, &RedisConnection::deadlinePassed);
@@ -232,16 +235,14 @@ void RedisConnection::send(const QByteArrayList &args, CommandCallback done, qin
 
 void RedisConnection::scheduleFlush()
 {
-    // Every command of this event-loop turn goes out in one write.
-    if (m_flushPosted)
-        return;
-    m_flushPosted = true;
-    QMetaObject::invokeMethod(this, &RedisConnection::flush, Qt::QueuedConnection);
+    // Every command of this event-loop turn goes out in one write. A zero timer rather than a
+    // posted event: posting wakes the event dispatcher with a system call each time.
+    if (!m_flushTimer.isActive())
+        m_flushTimer.start();
 }
 
 void RedisConnection::flush()
 {
-    m_flushPosted = false;
     if (!m_transport || !m_transport->up || m_output.isEmpty())
         return;
     QTcpSocket *socket = m_transport->socket;
@@ -382,6 +383,7 @@ void RedisConnection::drop(const QString &reason, ErrorCode code)
     m_state = State::Disconnected;
     m_connectTimer.stop();
     m_deadlineTimer.stop();
+    m_flushTimer.stop();
     m_output.clear();
     std::deque<Waiting> waiting;
     waiting.swap(m_waiting); // commands issued by the callbacks below fail at once

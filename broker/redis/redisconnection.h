@@ -101,8 +101,8 @@ private:
     std::deque<Waiting> m_waiting;           // in send order: Redis answers in that order
     qsizetype m_written = 0;                 // the first m_written waiting commands were handed to the socket
     QByteArray m_output;                     // formatted commands not yet handed to the socket
-    bool m_flushPosted = false;
     quint64 m_generation = 0;                // counts connections: a drop ends the current one
+    QTimer m_flushTimer; // 0 ms: fires once the event loop is through with this turn
     QTimer m_deadlineTimer;
     QTimer m_connectTimer;
 };
