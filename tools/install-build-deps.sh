@@ -7,7 +7,7 @@ set -eu
 # redis-server: the Redis store's tests start their own servers on free loopback ports.
 # lintian, desktop-file-utils, appstream: the packaging checks (tests/packaging).
 # libssl-dev: checking that a TLS key belongs to its certificate; openssl: the TLS tests make their
-# certificates with it.
+# certificates with it (tests/support/tlscertificates.h).
 PACKAGES="cmake g++ make pkg-config ca-certificates
 qt6-base-dev qt6-base-dev-tools libyaml-cpp-dev
 qt6-httpserver-dev qt6-websockets-dev libreadline-dev

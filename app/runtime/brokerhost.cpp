@@ -18,6 +18,7 @@
 #include "security/userdirectory.h"
 #include "storage/journaledstore.h"
 #include "storage/memorystore.h"
+#include "redis/tlsconfiguration.h"
 #include "storage/redisstore.h"
 
 #include <QDir>
@@ -34,11 +35,13 @@ BrokerHost::BrokerHost(QObject *parent)
 Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfig &config, const QString &usersPath)
 {
     const BrokerConfig::Redis &redis = config.storage.redis;
-    if (redis.tls)
-        return Error{ErrorCode::InvalidArgument,
-                     QStringLiteral("storage.redis.tls: this build's hiredis (0.14) cannot speak TLS; reach Redis "
-                                    "over a private network or through a TLS tunnel (stunnel, spiped)")};
     const RedisStoreOptions options = HostOptions::redisStore(config);
+    // Every connect reads the TLS files again; reading them once now makes unusable ones stop
+    // the start with the option named, instead of a broker that keeps failing to reconnect.
+    if (redis.tls) {
+        if (const Result<QSslConfiguration> tls = Redis::tlsConfiguration(options.connection); !tls)
+            return Error{ErrorCode::InvalidArgument, QStringLiteral("storage.redis.%1").arg(tls.error().message)};
+    }
     auto store = std::make_unique<RedisStore>(options, *m_types, m_clock);
     if (redis.spool) {
         Result<std::unique_ptr<PublishSpool>> spool =
@@ -48,15 +51,20 @@ Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfi
         store->setSpool(std::move(spool.value()));
     }
     store->start();
-    // The password never reaches the log.
-    qCInfo(lcStorage).noquote() << QStringLiteral("redis %1:%2 db %3, prefix \"%4\", pool %5%6")
+    // The password and the username never reach the log.
+    qCInfo(lcStorage).noquote() << QStringLiteral("redis %1:%2%7 db %3, prefix \"%4\", pool %5%6")
                                        .arg(redis.host)
                                        .arg(redis.port)
                                        .arg(redis.database)
                                        .arg(options.keyPrefix)
                                        .arg(redis.poolSize)
                                        .arg(store->spool() ? QStringLiteral(", publish spool ") + store->spool()->path()
-                                                           : QString());
+                                                           : QString())
+                                       .arg(redis.tls ? QStringLiteral(" (TLS, verified as %1%2)")
+                                                            .arg(Redis::tlsPeerName(options.connection),
+                                                                 redis.tlsCertFile.isEmpty() ? QString()
+                                                                                             : QStringLiteral(", client certificate"))
+                                                      : QString());
     return std::unique_ptr<QueueStore>(std::move(store));
 }
 

@@ -72,7 +72,13 @@ RedisStoreOptions redisStore(const BrokerConfig &config)
     RedisStoreOptions options;
     options.connection.host = redis.host;
     options.connection.port = redis.port;
+    options.connection.username = redis.username;
     options.connection.password = redis.password;
+    options.connection.tls = redis.tls;
+    options.connection.tlsCaFile = redis.tlsCaFile;
+    options.connection.tlsCertFile = redis.tlsCertFile;
+    options.connection.tlsKeyFile = redis.tlsKeyFile;
+    options.connection.tlsServerName = redis.tlsServerName;
     options.connection.database = redis.database;
     options.connection.connectTimeoutMs = redis.connectTimeoutMs;
     options.connection.commandTimeoutMs = redis.commandTimeoutMs;

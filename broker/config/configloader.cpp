@@ -66,14 +66,26 @@ void readCore(YamlSection section, BrokerConfig::Core &core)
     section.finish();
 }
 
+// The TLS and ACL keys, spelt the same in both layouts (storage.redis.* and gCore's storage.*).
+void readTlsAndUser(YamlSection &section, BrokerConfig::Redis &out)
+{
+    section.string("username", out.username);
+    section.boolean("tls", out.tls);
+    section.string("tls_ca_file", out.tlsCaFile);
+    section.string("tls_cert_file", out.tlsCertFile);
+    section.string("tls_key_file", out.tlsKeyFile);
+    section.string("tls_server_name", out.tlsServerName);
+}
+
 // gCore's layout names the Redis/Valkey connection directly under storage: host, port, auth, tls,
-// prefix, database, timeout (seconds, for connecting and for each command).
+// prefix, database, timeout (seconds, for connecting and for each command); the TLS files and the
+// ACL username sit beside them there too.
 void readGcoreStorage(YamlSection &section, const YamlSection &redis, BrokerConfig::Redis &out)
 {
     section.string("host", out.host);
     section.integer("port", out.port, 1, 65535);
     section.string("auth", out.password); // null: no password, as in gCore's file
-    section.boolean("tls", out.tls);
+    readTlsAndUser(section, out);
     section.integer("database", out.database, 0, 15);
     // gCore's keys start with its prefix (none by default), then message_broker.queue_prefix.
     if (section.has("host") && !redis.has("key_prefix"))
@@ -85,7 +97,7 @@ void readGcoreStorage(YamlSection &section, const YamlSection &redis, BrokerConf
         out.connectTimeoutMs = out.commandTimeoutMs = int(seconds * 1000.0);
 }
 
-void readStorage(YamlSection section, BrokerConfig::Storage &storage, QStringList &notes)
+void readStorage(YamlContext &context, YamlSection section, BrokerConfig::Storage &storage, QStringList &notes)
 {
     enumChoice(section, "backend", storage.backend, {StorageBackend::Memory, StorageBackend::Redis}, storageBackendName);
 
@@ -94,7 +106,7 @@ void readStorage(YamlSection section, BrokerConfig::Storage &storage, QStringLis
     redis.integer("port", storage.redis.port, 1, 65535);
     redis.string("password", storage.redis.password);
     redis.integer("database", storage.redis.database, 0, 15);
-    redis.boolean("tls", storage.redis.tls);
+    readTlsAndUser(redis, storage.redis);
     redis.string("key_prefix", storage.redis.keyPrefix);
     redis.integer("pool_size", storage.redis.poolSize, 1, 256);
     redis.integer("connect_timeout_ms", storage.redis.connectTimeoutMs, 1, 600'000);
@@ -108,6 +120,13 @@ void readStorage(YamlSection section, BrokerConfig::Storage &storage, QStringLis
     redis.integer("spool_max_messages", storage.redis.spoolMaxMessages, 0, 1'000'000'000);
     redis.integer("spool_max_bytes", storage.redis.spoolMaxBytes, 0, qint64(1) << 40);
     readGcoreStorage(section, redis, storage.redis);
+    // The files themselves are read when brokerd starts (after the environment's VALKEY_TLS).
+    if (storage.redis.tlsCertFile.isEmpty() != storage.redis.tlsKeyFile.isEmpty()) {
+        const char *given = storage.redis.tlsCertFile.isEmpty() ? "tls_key_file" : "tls_cert_file";
+        const YamlSection &where = redis.has(given) ? redis : section;
+        context.fail(where.markOf(given), QStringLiteral("'storage.redis.tls_cert_file' and 'storage.redis.tls_key_file' "
+                                                         "go together (mutual TLS): give both or neither"));
+    }
     redis.finish();
     // gCore runs on its shared store when its file names one ("full mode"); so do we, and say so.
     if (section.has("host") && !section.has("backend")) {
@@ -290,7 +309,7 @@ Result<LoadedConfig> ConfigLoader::loadText(const QByteArray &text, const QStrin
         YamlSection top(context, root, QString());
         BrokerConfig &c = loaded.config;
         readCore(top.section("core"), c.core);
-        readStorage(top.section("storage"), c.storage, loaded.notes);
+        readStorage(context, top.section("storage"), c.storage, loaded.notes);
         readApi(context, top.section("api"), c.api);
         readQueues(top.section("message_broker"), c.queues);
         readSecurity(context, top.section("security"), c.security);
@@ -359,6 +378,8 @@ Result<void> ConfigLoader::applyEnvironment(BrokerConfig &config, const QProcess
         config.storage.redis.host = environment.value(QStringLiteral("VALKEY_HOST")).trimmed();
     if (environment.contains(QStringLiteral("VALKEY_AUTH")))
         config.storage.redis.password = environment.value(QStringLiteral("VALKEY_AUTH"));
+    if (environment.contains(QStringLiteral("VALKEY_USERNAME")))
+        config.storage.redis.username = environment.value(QStringLiteral("VALKEY_USERNAME")).trimmed();
     if (environment.contains(QStringLiteral("CORS_ORIGINS"))) {
         QStringList origins;
         for (const QString &origin : environment.value(QStringLiteral("CORS_ORIGINS")).split(QLatin1Char(','), Qt::SkipEmptyParts))

@@ -26,6 +26,7 @@ public:
     static Result<LoadedConfig> loadText(const QByteArray &text, const QString &fileName);
 
     // gCore's environment overrides: VALKEY_HOST, VALKEY_PORT, VALKEY_AUTH, VALKEY_TLS, API_PORT,
+    // VALKEY_USERNAME (ours, in gCore's pattern: the Redis 6+ ACL user),
     // CORS_ORIGINS (comma-separated), MAX_QUEUE_SIZE, MESSAGE_TTL, CONNECTION_POOL_SIZE,
     // USE_STREAMS, GCORE_ENV. A bad value is an error naming the variable (never its value when it
     // is a secret).

@@ -14,11 +14,16 @@ struct GcoreName
     const char *ours;
 };
 
-inline constexpr std::array<GcoreName, 11> GcoreNames{{
+inline constexpr std::array<GcoreName, 16> GcoreNames{{
     {"storage.host", "storage.redis.host"},
     {"storage.port", "storage.redis.port"},
     {"storage.auth", "storage.redis.password"},
     {"storage.tls", "storage.redis.tls"},
+    {"storage.tls_ca_file", "storage.redis.tls_ca_file"},
+    {"storage.tls_cert_file", "storage.redis.tls_cert_file"},
+    {"storage.tls_key_file", "storage.redis.tls_key_file"},
+    {"storage.tls_server_name", "storage.redis.tls_server_name"},
+    {"storage.username", "storage.redis.username"},
     {"storage.database", "storage.redis.database"},
     {"storage.prefix", "storage.redis.key_prefix"},
     {"storage.timeout", "storage.redis.command_timeout_ms"},

@@ -34,9 +34,14 @@ struct BrokerConfig
     {
         QString host = Broker::Redis::ConnectionOptions{}.host;
         int port = Broker::Redis::ConnectionOptions{}.port;
+        QString username;       // VALKEY_USERNAME; Redis 6+ ACL user (empty: "default"); never logged
         QString password;       // VALKEY_AUTH; never logged
         int database = Broker::Redis::ConnectionOptions{}.database;
-        bool tls = false;
+        bool tls = Broker::Redis::ConnectionOptions{}.tls; // VALKEY_TLS
+        QString tlsCaFile;      // PEM CAs for the server's certificate; empty: the system's store
+        QString tlsCertFile;    // PEM client certificate (mutual TLS), with tlsKeyFile
+        QString tlsKeyFile;     // its unencrypted PEM private key
+        QString tlsServerName;  // SNI and the name the certificate must carry; empty: host
         QString keyPrefix = QString(Broker::Redis::DefaultKeyPrefix);
         int poolSize = Broker::Redis::PoolLimits{}.size;
         int connectTimeoutMs = Broker::Redis::ConnectionOptions{}.connectTimeoutMs;

@@ -9,15 +9,35 @@
 
 namespace Broker::Redis {
 
-// Where a Redis server is and how long to wait for it. Times in milliseconds, all > 0.
+// Where a Redis server is, how to reach it and how long to wait for it. Times in milliseconds,
+// all > 0.
 struct ConnectionOptions
 {
-    QString host = QStringLiteral("127.0.0.1"); // a name is resolved (blocking) when connecting
+    QString host = QStringLiteral("127.0.0.1"); // a name is resolved (asynchronously) when connecting
     int port = 6379;
-    QString password;         // sent with AUTH when not empty; never logged or put in errors
+    // Redis 6+ ACL user: with a username the handshake sends AUTH <username> <password>, without
+    // one AUTH <password> (the "default" user). Neither is ever logged or put in errors.
+    QString username;
+    QString password;         // sent with AUTH when not empty (or when a username is given)
     int database = 0;         // SELECTed when not 0
-    int connectTimeoutMs = 2000; // TCP connect, AUTH and SELECT together
+    int connectTimeoutMs = 2000; // TCP connect, TLS handshake, AUTH, SELECT and PING together
     int commandTimeoutMs = 2000; // from sending a command to its reply
+
+    // TLS (Redis 6+ tls-port). The files are PEM and are read each time a connection opens, so
+    // renewed certificates are picked up by the next reconnect. The server's certificate is always
+    // verified (chain and name); there is no switch to turn verification off.
+    bool tls = false;
+    QString tlsCaFile;     // CA certificates that may sign the server's; empty: the system's store
+    QString tlsCertFile;   // client certificate for mutual TLS (with tlsKeyFile); empty: none sent
+    QString tlsKeyFile;    // its private key, unencrypted PEM (RSA or EC); empty: none
+    QString tlsServerName; // SNI and the name the certificate must carry; empty: host
+
+    // Bounds that keep a runaway server or caller from taking the broker's memory:
+    qint64 maxReplyBytes = 512LL * 1024 * 1024;  // bytes received and not yet parsed into replies
+                                                 // (one reply larger than this drops the connection;
+                                                 // Redis's own proto-max-bulk-len is 512 MiB)
+    qint64 maxOutputBytes = 256LL * 1024 * 1024; // commands not yet taken by the socket; beyond,
+                                                 // new commands fail at once (Unavailable, not sent)
 };
 
 // How many connections a pool keeps and how long a command waits for one (PoolOptions adds the

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "qtredisadapter.h"
 #include "redisreply.h"
 
 #include "core/redisoptions.h"
 #include "core/result.h"
 
+#include <QAbstractSocket>
 #include <QByteArrayList>
 #include <QObject>
 #include <QTimer>
 
 #include <deque>
 #include <functional>
+#include <memory>
 
-struct redisAsyncContext;
-struct redisReply;
+class QSslError;
+class QTcpSocket;
 
 namespace Broker::Redis {
 
@@ -31,13 +32,16 @@ using CommandCallback = std::function<void(CommandResult)>;
 // Milliseconds of a monotonic clock: deadlines must not move when the wall clock is set.
 qint64 steadyMs();
 
-// One asynchronous connection to Redis, driven by the event loop of the thread that owns it.
-// Commands are pipelined; each has a deadline (hiredis 0.14 has none of its own). When a
-// deadline passes the connection is given up — its replies can no longer be matched with
-// certainty — so every command still waiting on it fails and the owner reconnects.
+// One asynchronous connection to Redis, driven by the event loop of the thread that owns it: a
+// QTcpSocket (a QSslSocket when options.tls) carries the bytes, hiredis's RESP reader and command
+// formatter only speak the protocol. Commands are pipelined: those issued in one event-loop turn
+// go out in one write. Each has a deadline (hiredis 0.14 has none of its own). When a deadline
+// passes the connection is given up — its replies can no longer be matched with certainty — so
+// every command still waiting on it fails and the owner reconnects.
 //
-// Every callback is called exactly once, in the owner's thread, and may issue new commands.
-// Destroying the connection drops the callbacks of commands still waiting, without calling them.
+// Every callback is called exactly once, in the owner's thread, and may issue new commands (or
+// close or destroy the connection). Destroying the connection drops the callbacks of commands
+// still waiting, without calling them.
 class RedisConnection final : public QObject
 {
     Q_OBJECT
@@ -48,7 +52,9 @@ public:
     explicit RedisConnection(ConnectionOptions options, QObject *parent = nullptr);
     ~RedisConnection() override;
 
-    // Starts connecting (no-op unless Disconnected). Ends in ready() or disconnected().
+    // Starts connecting (no-op unless Disconnected): TCP, the TLS handshake when options.tls,
+    // then AUTH, SELECT and PING. Ends in ready() (PING answered) or disconnected(), all within
+    // the connect timeout. Unusable TLS files end in disconnected() too, naming the option.
     void open();
     // Fails every waiting command with Unavailable and disconnects.
     void close();
@@ -56,41 +62,49 @@ public:
     const ConnectionOptions &options() const { return m_options; }
     int waitingCommands() const { return int(m_waiting.size()); }
 
-    // Sends `args` as one command. Fails at once (Unavailable) unless Ready. `timeoutMs` <= 0:
-    // the connection's command timeout.
+    // Sends `args` as one command. Fails at once (Unavailable, NotSent) unless Ready, or when the
+    // unsent output passes options.maxOutputBytes. `timeoutMs` <= 0: the command timeout.
     void command(const QByteArrayList &args, CommandCallback done, int timeoutMs = 0);
 
 Q_SIGNALS:
     void ready();
-    // The connection is gone (refused, timed out, dropped, closed). `reason` is safe to log.
+    // The connection is gone (refused, timed out, TLS failed, dropped, closed). `reason` is safe
+    // to log: it never holds the password or the username.
     void disconnected(const QString &reason);
 
 private:
-    struct Waiting;
+    struct Waiting
+    {
+        CommandCallback done;
+        qint64 deadlineMs = 0; // steady clock
+    };
+    class Transport;
 
-    static void onReply(redisAsyncContext *context, void *reply, void *privdata);
-    static void onConnected(const redisAsyncContext *context, int status);
-    static void onDisconnected(const redisAsyncContext *context, int status);
-
-    void send(const QByteArrayList &args, Waiting *waiting);
-    void handshake();
-    void completeWaiting(Waiting *waiting, const redisReply *reply);
+    void startHandshake();
+    void send(const QByteArrayList &args, CommandCallback done, qint64 deadlineMs);
+    void scheduleFlush();
+    void flush();
+    void transportUp();
+    void readReplies();
+    void socketFailed(QAbstractSocket::SocketError error);
+    void tlsFailed(const QList<QSslError> &errors);
     void armDeadline();
     void deadlinePassed();
     void connectTimedOut();
-    // Frees the hiredis context (failing what waits on it) and reports `reason`.
+    // Closes the socket, fails every waiting command with `code` and `reason`, then reports
+    // disconnected(reason). A no-op while Disconnected.
     void drop(const QString &reason, ErrorCode code);
-    void forgetContext();
 
     ConnectionOptions m_options;
     State m_state = State::Disconnected;
-    redisAsyncContext *m_context = nullptr;
-    QtRedisAdapter m_adapter;
-    std::deque<Waiting *> m_waiting; // in send order: Redis answers in that order
+    std::unique_ptr<Transport> m_transport;  // socket and reader of the current connection
+    std::deque<Waiting> m_waiting;           // in send order: Redis answers in that order
+    qsizetype m_written = 0;                 // the first m_written waiting commands were handed to the socket
+    QByteArray m_output;                     // formatted commands not yet handed to the socket
+    quint64 m_generation = 0;                // counts connections: a drop ends the current one
+    QTimer m_flushTimer; // 0 ms: fires once the event loop is through with this turn
     QTimer m_deadlineTimer;
     QTimer m_connectTimer;
-    QString m_dropReason;   // while dropping: what waiting callbacks are told
-    ErrorCode m_dropCode = ErrorCode::Unavailable;
 };
 
 } // namespace Broker::Redis

@@ -41,6 +41,12 @@ void TestConfigLoader::shippedFileHoldsTheDefaults()
     QCOMPARE(c.storage.backend, d.storage.backend);
     QCOMPARE(c.storage.redis.keyPrefix, d.storage.redis.keyPrefix);
     QCOMPARE(c.storage.redis.commandTimeoutMs, d.storage.redis.commandTimeoutMs);
+    QCOMPARE(c.storage.redis.username, d.storage.redis.username);
+    QCOMPARE(c.storage.redis.tls, d.storage.redis.tls);
+    QCOMPARE(c.storage.redis.tlsCaFile, d.storage.redis.tlsCaFile);
+    QCOMPARE(c.storage.redis.tlsCertFile, d.storage.redis.tlsCertFile);
+    QCOMPARE(c.storage.redis.tlsKeyFile, d.storage.redis.tlsKeyFile);
+    QCOMPARE(c.storage.redis.tlsServerName, d.storage.redis.tlsServerName);
     QCOMPARE(c.storage.journal.fsync, d.storage.journal.fsync);
     QCOMPARE(c.api.bind, d.api.bind);
     QCOMPARE(c.api.port, d.api.port);
@@ -76,6 +82,11 @@ void TestConfigLoader::readsValues()
     QCOMPARE(c.storage.redis.port, 6380);
     QCOMPARE(c.storage.redis.password, "s3cret");
     QVERIFY(c.storage.redis.tls);
+    QCOMPARE(c.storage.redis.username, "broker-acl");
+    QCOMPARE(c.storage.redis.tlsCaFile, "/etc/brokerd/redis-ca.pem");
+    QCOMPARE(c.storage.redis.tlsCertFile, "/etc/brokerd/client.pem");
+    QCOMPARE(c.storage.redis.tlsKeyFile, "/etc/brokerd/client.key");
+    QCOMPARE(c.storage.redis.tlsServerName, "redis.internal");
     QCOMPARE(c.storage.redis.database, 2);
     QVERIFY(c.storage.journal.enabled);
     QCOMPARE(c.storage.journal.fsync, FsyncPolicy::Always);
@@ -104,6 +115,14 @@ void TestConfigLoader::errorsPointAtTheLine_data()
                                     << "b.yaml:2:12: 'storage.backend' must be one of memory, redis, not 'mongo'";
     QTest::addRow("bool") << QByteArray("storage:\n  redis:\n    tls: maybe\n")
                           << "b.yaml:3:10: 'storage.redis.tls' must be true or false, not 'maybe'";
+    QTest::addRow("certificate-without-key")
+        << QByteArray("storage:\n  redis:\n    tls: true\n    tls_cert_file: /etc/c.pem\n")
+        << "b.yaml:4:20: 'storage.redis.tls_cert_file' and 'storage.redis.tls_key_file' go together (mutual TLS): "
+           "give both or neither";
+    QTest::addRow("key-without-certificate-gcore-layout")
+        << QByteArray("storage:\n  host: redis\n  tls_key_file: /etc/c.key\n")
+        << "b.yaml:3:17: 'storage.redis.tls_cert_file' and 'storage.redis.tls_key_file' go together (mutual TLS): "
+           "give both or neither";
     QTest::addRow("section-not-map") << QByteArray("api: 8080\n") << "b.yaml:1:6: 'api' must be a mapping of keys to values";
     QTest::addRow("scalar-is-map") << QByteArray("message_broker:\n  message_ttl: {a: 1}\n")
                                    << "b.yaml:2:16: 'message_broker.message_ttl' must be a whole number";
@@ -147,6 +166,7 @@ void TestConfigLoader::environmentOverrides()
     env.insert("VALKEY_PORT", "6390");
     env.insert("VALKEY_AUTH", "pw");
     env.insert("VALKEY_TLS", "true");
+    env.insert("VALKEY_USERNAME", "acl-user");
     env.insert("API_PORT", "8181");
     env.insert("CORS_ORIGINS", "https://x.example, https://y.example");
     env.insert("MAX_QUEUE_SIZE", "77");
@@ -156,6 +176,7 @@ void TestConfigLoader::environmentOverrides()
     QCOMPARE(config.storage.redis.port, 6390);
     QCOMPARE(config.storage.redis.password, "pw");
     QVERIFY(config.storage.redis.tls);
+    QCOMPARE(config.storage.redis.username, "acl-user");
     QCOMPARE(config.api.port, 8181);
     QCOMPARE(config.api.corsOrigins, (QStringList{"https://x.example", "https://y.example"}));
     QCOMPARE(config.queues.maxQueueSize, 77);

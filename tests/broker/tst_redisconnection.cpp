@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Redis layer against a real redis-server and a black-hole server: replies, handshake,
-// deadlines, dropped connections, the pool's waiting and reconnecting, and script reloads.
+// The Redis layer against a real redis-server, a black-hole server and a server that answers
+// garbage: replies, pipelining, handshake (password, ACL user), deadlines, dropped connections,
+// protocol errors, the output bound, the pool's waiting and reconnecting, and script reloads.
+// TLS: tst_redistls.
 #include "redis/connectionpool.h"
 #include "redis/redisconnection.h"
 #include "redis/scriptcache.h"
@@ -46,6 +48,32 @@ bool openAndWait(RedisConnection &connection)
     return waitUntil([&] { return connection.state() == RedisConnection::State::Ready; });
 }
 
+// Answers the first bytes each client sends with `answer`, whatever they were.
+class ScriptedServer
+{
+public:
+    explicit ScriptedServer(QByteArray answer) : m_answer(std::move(answer))
+    {
+        m_server.listen(QHostAddress::LocalHost, 0);
+        QObject::connect(&m_server, &QTcpServer::newConnection, &m_server, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                m_sockets.emplace_back(socket);
+                QObject::connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
+                    socket->readAll();
+                    if (!m_answer.isEmpty())
+                        socket->write(m_answer);
+                });
+            }
+        });
+    }
+    quint16 port() const { return m_server.serverPort(); }
+
+private:
+    QByteArray m_answer;
+    QTcpServer m_server;
+    std::vector<std::unique_ptr<QTcpSocket>> m_sockets;
+};
+
 } // namespace
 
 class TestRedisConnection : public QObject
@@ -57,6 +85,14 @@ private Q_SLOTS:
     void repliesOfEveryType();
     void authenticatesAndSelects();
     void wrongPasswordIsRefusedWithoutEchoingIt();
+    void aclUser_data();
+    void aclUser();
+    void pipelinedCommandsKeepTheirOrder();
+    void callbackMayCloseOrDestroyTheConnection();
+    void commandsNeverWrittenFailAsNotSent();
+    void outputBoundFailsCommandsAtOnce();
+    void protocolGarbageDropsTheConnection_data();
+    void protocolGarbageDropsTheConnection();
     void blackHoleTimesOutTheConnect();
     void commandDeadlineDropsTheConnection();
     void serverKilledWithCommandsInFlight();
@@ -133,6 +169,153 @@ void TestRedisConnection::wrongPasswordIsRefusedWithoutEchoingIt()
     const QString reason = lost.first().first().toString();
     QVERIFY2(reason.contains("refused AUTH"), qPrintable(reason));
     QVERIFY(!reason.contains("wrong-pass-xyz"));
+    QCOMPARE(connection.state(), RedisConnection::State::Disconnected);
+}
+
+void TestRedisConnection::aclUser_data()
+{
+    QTest::addColumn<QString>("username");
+    QTest::addColumn<QString>("password");
+    QTest::addColumn<bool>("ready");
+
+    QTest::addRow("user-and-password") << "acl-broker" << "acl-pass-123" << true;
+    QTest::addRow("wrong-password") << "acl-broker" << "wrong-acl-pass-987" << false;
+    QTest::addRow("unknown-user") << "no-such-acl-user" << "acl-pass-123" << false;
+}
+
+void TestRedisConnection::aclUser()
+{
+    QFETCH(QString, username);
+    QFETCH(QString, password);
+    QFETCH(bool, ready);
+    QCOMPARE(m_redis.cli({"ACL", "SETUSER", "acl-broker", "on", ">acl-pass-123", "~*", "+@all"}), QByteArray("OK"));
+    ConnectionOptions options = optionsFor(m_redis.port());
+    options.username = username;
+    options.password = password;
+    RedisConnection connection(options);
+    QSignalSpy lost(&connection, &RedisConnection::disconnected);
+    connection.open();
+    QVERIFY(waitUntil([&] { return connection.state() == RedisConnection::State::Ready || lost.count() > 0; }));
+    if (ready) {
+        QCOMPARE(connection.state(), RedisConnection::State::Ready);
+        QCOMPARE((*call(connection, {"ACL", "WHOAMI"}))->string, username.toUtf8());
+        return;
+    }
+    const QString reason = lost.first().first().toString();
+    QVERIFY2(reason.contains("refused AUTH: WRONGPASS"), qPrintable(reason));
+    QVERIFY2(!reason.contains(password) && !reason.contains(username), qPrintable(reason));
+}
+
+void TestRedisConnection::pipelinedCommandsKeepTheirOrder()
+{
+    RedisConnection connection(optionsFor(m_redis.port()));
+    QVERIFY(openAndWait(connection));
+    // 2000 commands in one event-loop turn, and each callback issues one more: replies in order.
+    QList<qint64> counts;
+    int followUps = 0;
+    for (int i = 0; i < 2000; ++i) {
+        connection.command({"INCR", "t:pipelined"}, [&](CommandResult r) {
+            counts.append(r ? r->integer : -1);
+            connection.command({"PING"}, [&](CommandResult p) { followUps += p && p->isText("PONG"); });
+        });
+    }
+    QVERIFY(waitUntil([&] { return followUps == 2000; }));
+    for (int i = 0; i < 2000; ++i)
+        QCOMPARE(counts[i], i + 1);
+    QCOMPARE(connection.waitingCommands(), 0);
+}
+
+void TestRedisConnection::callbackMayCloseOrDestroyTheConnection()
+{
+    // Closing from a callback fails the commands behind it, each once.
+    RedisConnection connection(optionsFor(m_redis.port()));
+    QVERIFY(openAndWait(connection));
+    int outcomes = 0, unavailable = 0;
+    connection.command({"PING"}, [&](CommandResult) { connection.close(); });
+    for (int i = 0; i < 3; ++i) {
+        connection.command({"PING"}, [&](CommandResult r) {
+            ++outcomes;
+            unavailable += !r && r.error().code == ErrorCode::Unavailable;
+        });
+    }
+    QVERIFY(waitUntil([&] { return outcomes == 3; }));
+    QTest::qWait(20);
+    QCOMPARE(outcomes, 3);
+    QCOMPARE(unavailable, 3);
+
+    // Destroying it from a callback (inside the socket's readyRead) drops the rest (ASan checks).
+    auto *doomed = new RedisConnection(optionsFor(m_redis.port()));
+    QVERIFY(openAndWait(*doomed));
+    int called = 0;
+    doomed->command({"PING"}, [&](CommandResult) {
+        ++called;
+        delete doomed;
+    });
+    doomed->command({"PING"}, [&](CommandResult) { ++called; });
+    QVERIFY(waitUntil([&] { return called > 0; }));
+    QTest::qWait(50);
+    QCOMPARE(called, 1);
+}
+
+void TestRedisConnection::commandsNeverWrittenFailAsNotSent()
+{
+    RedisConnection connection(optionsFor(m_redis.port()));
+    QVERIFY(openAndWait(connection));
+    // Closed in the same event-loop turn: the command was never handed to the socket.
+    std::optional<CommandResult> outcome;
+    connection.command({"SET", "t:never", "1"}, [&](CommandResult r) { outcome = std::move(r); });
+    connection.close();
+    QVERIFY(outcome.has_value());
+    QCOMPARE(outcome->error().code, ErrorCode::Unavailable);
+    QCOMPARE(outcome->error().detail, NotSent);
+    QCOMPARE(m_redis.cli({"EXISTS", "t:never"}), QByteArray("0"));
+}
+
+void TestRedisConnection::outputBoundFailsCommandsAtOnce()
+{
+    ConnectionOptions options = optionsFor(m_redis.port());
+    options.maxOutputBytes = 1024;
+    RedisConnection connection(options);
+    QVERIFY(openAndWait(connection));
+    std::optional<CommandResult> first, second;
+    connection.command({"SET", "t:bound", QByteArray(2000, 'x')}, [&](CommandResult r) { first = std::move(r); });
+    connection.command({"SET", "t:bound", "small"}, [&](CommandResult r) { second = std::move(r); });
+    QVERIFY(second.has_value()); // at once: over the bound
+    QCOMPARE(second->error().code, ErrorCode::Unavailable);
+    QCOMPARE(second->error().detail, NotSent);
+    QVERIFY(waitUntil([&] { return first.has_value(); }));
+    QVERIFY(first->ok()); // the connection itself goes on
+    QVERIFY((*call(connection, {"PING"}))->isText("PONG"));
+}
+
+void TestRedisConnection::protocolGarbageDropsTheConnection_data()
+{
+    QTest::addColumn<QByteArray>("answer");
+    QTest::addColumn<int>("maxReplyBytes");
+    QTest::addColumn<QString>("reason");
+
+    QTest::addRow("http-server") << QByteArray("HTTP/1.1 400 Bad Request\r\n\r\n") << 0
+                                 << "protocol error: Protocol error, got \"H\" as reply type byte";
+    QTest::addRow("reply-to-no-command") << QByteArray("+PONG\r\n+OK\r\n") << 0
+                                         << "protocol error: the server sent a reply to no command";
+    QTest::addRow("reply-past-the-bound") << QByteArray("$100000\r\n") + QByteArray(4000, 'x') << 1024
+                                          << "cannot read the server's replies: a reply larger than 1024 bytes";
+}
+
+void TestRedisConnection::protocolGarbageDropsTheConnection()
+{
+    QFETCH(QByteArray, answer);
+    QFETCH(int, maxReplyBytes);
+    QFETCH(QString, reason);
+    ScriptedServer server(answer);
+    ConnectionOptions options = optionsFor(server.port());
+    if (maxReplyBytes > 0)
+        options.maxReplyBytes = maxReplyBytes;
+    RedisConnection connection(options);
+    QSignalSpy lost(&connection, &RedisConnection::disconnected);
+    connection.open();
+    QVERIFY(waitUntil([&] { return lost.count() > 0; }));
+    QCOMPARE(lost.first().first().toString(), reason);
     QCOMPARE(connection.state(), RedisConnection::State::Disconnected);
 }
 

@@ -12,6 +12,7 @@
 
 #include "../support/awaitresult.h"
 #include "../support/redisserver.h"
+#include "../support/redistls.h"
 
 #include <QDataStream>
 #include <QDateTime>
@@ -46,6 +47,7 @@ RedisStoreOptions optionsFor(quint16 port)
     options.pool.reconnect = RetryPolicy{20, 2.0, 200, 0};
     options.breaker = {3, 300};
     options.spoolDrainIntervalMs = 50;
+    useTestTls(options.connection);
     return options;
 }
 
@@ -186,6 +188,7 @@ private:
 
 void TestRedisStore::initTestCase()
 {
+    useTestTls(m_redis);
     QVERIFY2(m_redis.start({"--appendonly", "yes", "--appendfsync", "always"}), qPrintable(m_redis.errorString()));
 }
 

@@ -77,8 +77,13 @@ void TestBrokerHost::failuresNameTheirStage_data()
     QTest::addColumn<QString>("error"); // after the temporary folder's path
     QTest::addRow("bad-yaml") << QByteArray("api: {port: -1}\n") << QByteArray() << int(StartStage::Config)
                               << "/broker.yaml:1:13: 'api.port' must be a whole number from 0 to 65535, not '-1'";
-    QTest::addRow("redis-tls") << QByteArray("storage: {backend: redis, redis: {tls: true}}\n") << QByteArray("users: {}\n")
-                               << int(StartStage::Storage) << "through a TLS tunnel (stunnel, spiped)";
+    QTest::addRow("redis-tls-unreadable-ca")
+        << QByteArray("storage: {backend: redis, redis: {tls: true, tls_ca_file: /nonexistent/ca.pem}}\n")
+        << QByteArray("users: {}\n") << int(StartStage::Storage)
+        << "storage.redis.tls_ca_file /nonexistent/ca.pem: cannot read: No such file or directory";
+    QTest::addRow("redis-tls-certificate-without-key")
+        << QByteArray("storage: {backend: redis, redis: {tls: true, tls_cert_file: /etc/client.pem}}\n") << QByteArray()
+        << int(StartStage::Config) << "'storage.redis.tls_key_file' go together (mutual TLS): give both or neither";
     QTest::addRow("bad-role") << QByteArray("security: {roles: {admin: {permissions: [x]}}}\n") << QByteArray()
                               << int(StartStage::Config) << "security.roles: The admin role cannot be redefined";
     QTest::addRow("no-users-file") << QByteArray("{}\n") << QByteArray() << int(StartStage::Users)

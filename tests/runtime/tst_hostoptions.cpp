@@ -84,7 +84,13 @@ Fields redisStoreFields(const RedisStoreOptions &o)
 {
     return {{"connection.host", o.connection.host},
             {"connection.port", o.connection.port},
+            {"connection.username", o.connection.username},
             {"connection.password", o.connection.password},
+            {"connection.tls", o.connection.tls},
+            {"connection.tlsCaFile", o.connection.tlsCaFile},
+            {"connection.tlsCertFile", o.connection.tlsCertFile},
+            {"connection.tlsKeyFile", o.connection.tlsKeyFile},
+            {"connection.tlsServerName", o.connection.tlsServerName},
             {"connection.database", o.connection.database},
             {"connection.connectTimeoutMs", o.connection.connectTimeoutMs},
             {"connection.commandTimeoutMs", o.connection.commandTimeoutMs},

@@ -2,7 +2,10 @@
 #pragma once
 
 // Test servers for the Redis layer: a real redis-server on a free loopback port in a temporary
-// directory, and a "black hole" that accepts connections and never answers.
+// directory (in clear text, or TLS only), and a "black hole" that accepts connections and never
+// answers.
+
+#include "tlscertificates.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -38,6 +41,23 @@ public:
     RedisServer(const RedisServer &) = delete;
     RedisServer &operator=(const RedisServer &) = delete;
 
+    // Before start(): serve TLS only (--port 0, --tls-port on the free port) with the fixture's
+    // server certificate; `requireClientCertificates` is --tls-auth-clients. cli() and the
+    // readiness check then speak TLS with the fixture's CA and client certificate.
+    void useTls(const TlsCertificates &certificates, bool requireClientCertificates)
+    {
+        m_tlsArgs = QStringList{QStringLiteral("--port"), QStringLiteral("0"),
+                                QStringLiteral("--tls-cert-file"), certificates.serverCertFile(),
+                                QStringLiteral("--tls-key-file"), certificates.serverKeyFile(),
+                                QStringLiteral("--tls-ca-cert-file"), certificates.caFile(),
+                                QStringLiteral("--tls-auth-clients"),
+                                requireClientCertificates ? QStringLiteral("yes") : QStringLiteral("no")};
+        m_cliTlsArgs = QStringList{QStringLiteral("--tls"), QStringLiteral("--cacert"), certificates.caFile(),
+                                   QStringLiteral("--cert"), certificates.clientCertFile(),
+                                   QStringLiteral("--key"), certificates.clientKeyFile()};
+    }
+    bool tls() const { return !m_tlsArgs.isEmpty(); }
+
     // Starts redis-server (no RDB snapshots; `extraArgs` e.g. {"--appendonly", "yes"}) and waits
     // until it answers PING. Starting again after stop() or kill() reuses the port and directory.
     bool start(const QStringList &extraArgs = {})
@@ -56,7 +76,7 @@ public:
                                                    QStringLiteral("--save"), QString(),
                                                    QStringLiteral("--dir"), m_dir.path(),
                                                    QStringLiteral("--daemonize"), QStringLiteral("no")}
-                                           + extraArgs);
+                                           + tlsPortArgs() + extraArgs);
         if (!m_process->waitForStarted(5000)) {
             m_error = m_process->errorString();
             return false;
@@ -124,7 +144,7 @@ public:
                         QString::number(m_port)};
         if (!password.isEmpty())
             process.setEnvironment(QProcess::systemEnvironment() << QStringLiteral("REDISCLI_AUTH=") + password);
-        process.start(QStringLiteral("redis-cli"), all + args);
+        process.start(QStringLiteral("redis-cli"), all + m_cliTlsArgs + args);
         process.waitForFinished(10'000);
         return process.readAllStandardOutput().trimmed();
     }
@@ -136,8 +156,19 @@ private:
             ::kill(pid_t(m_process->processId()), number);
     }
 
+    QStringList tlsPortArgs() const
+    {
+        if (!tls())
+            return {};
+        return QStringList{QStringLiteral("--tls-port"), QString::number(m_port)} + m_tlsArgs;
+    }
+
     bool ping() const
     {
+        if (tls()) {
+            const QByteArray answer = cli({QStringLiteral("PING")});
+            return answer.contains("PONG") || answer.contains("NOAUTH");
+        }
         QTcpSocket socket;
         socket.connectToHost(QHostAddress::LocalHost, m_port);
         if (!socket.waitForConnected(200))
@@ -152,6 +183,8 @@ private:
     QTemporaryDir m_dir;
     quint16 m_port = 0;
     QStringList m_extraArgs;
+    QStringList m_tlsArgs;
+    QStringList m_cliTlsArgs;
     std::unique_ptr<QProcess> m_process;
     QString m_error;
 };

@@ -3,13 +3,15 @@
 
 // The store a test suite runs against: the memory store, or — when BROKER_TEST_STORE=redis — a
 // Redis store on a redis-server this process starts once on a free loopback port and empties
-// for every new store. Suites registered twice in CMake prove both backends keep one contract.
+// for every new store (over TLS too with BROKER_TEST_REDIS_TLS=1, see redistls.h). Suites
+// registered twice in CMake prove both backends keep one contract.
 
 #include "storage/memorystore.h"
 #include "storage/redisstore.h"
 
 #include "eventloop.h"
 #include "redisserver.h"
+#include "redistls.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -28,11 +30,14 @@ inline std::unique_ptr<QueueStore> makeTestStore(const QueueTypeCatalog &types, 
     if (!testingRedis())
         return std::make_unique<MemoryStore>(types, clock);
     static RedisServer server;
+    if (server.port() == 0)
+        useTestTls(server);
     if (server.port() == 0 && !server.start())
         qFatal("cannot start redis-server: %s", qPrintable(server.errorString()));
     server.cli({QStringLiteral("FLUSHALL")});
     RedisStoreOptions options;
     options.connection.port = server.port();
+    useTestTls(options.connection);
     options.pool.size = 2;
     auto store = std::make_unique<RedisStore>(options, types, clock);
     store->start();

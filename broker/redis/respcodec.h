@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "redisreply.h"
+
+#include <QByteArray>
+#include <QByteArrayList>
+#include <QString>
+
+#include <optional>
+
+struct redisReader;
+
+namespace Broker::Redis {
+
+// Appends `args` to `out` as one RESP command (hiredis's redisFormatCommandArgv). False only
+// when memory runs out.
+bool appendCommand(QByteArray &out, const QByteArrayList &args);
+
+// hiredis's RESP reader (protocol only, no I/O): bytes go in as they arrive, whole replies come
+// out. Bounded: bytes that do not yet make a whole reply may not pass `maxBufferedBytes`.
+class RespReader
+{
+public:
+    explicit RespReader(qint64 maxBufferedBytes);
+    ~RespReader();
+    RespReader(const RespReader &) = delete;
+    RespReader &operator=(const RespReader &) = delete;
+
+    // False when the bytes would pass the bound or memory ran out; error() says which.
+    bool feed(const QByteArray &bytes);
+    // The next whole reply, or nothing when more bytes are needed. After a protocol error
+    // (failed() true, error() says what) the reader is unusable: the stream cannot be resynced.
+    std::optional<RedisReply> next();
+    bool failed() const { return !m_error.isEmpty(); }
+    QString error() const { return m_error; }
+    // Bytes received and not yet taken out as replies.
+    qint64 buffered() const;
+
+private:
+    redisReader *m_reader = nullptr;
+    qint64 m_maxBuffered = 0;
+    QString m_error;
+};
+
+} // namespace Broker::Redis
