@@ -10,7 +10,7 @@ PACKAGES="cmake g++ make pkg-config ca-certificates
 qt6-base-dev qt6-base-dev-tools libyaml-cpp-dev
 qt6-httpserver-dev qt6-websockets-dev libreadline-dev
 fonts-dejavu-core
-libhiredis-dev redis-server
+libhiredis-dev redis-server libssl-dev
 lintian desktop-file-utils appstream curl"
 # nodejs, npm: the OpenAPI lint (npx @redocly/cli, pinned in tools/openapi). Asked for only when
 # npx is missing, so that a Node.js installed otherwise (NodeSource, nvm) is left alone.
