@@ -6,7 +6,10 @@
 #include <QJsonObject>
 #include <QNetworkReply>
 #include <QRandomGenerator>
+#include <QSslError>
 #include <QTimer>
+
+#include <memory>
 
 namespace BrokerCtl {
 
@@ -39,6 +42,49 @@ QString ApiResponse::describeError() const
 ApiClient::ApiClient(ClientSettings settings, QObject *parent) : QObject(parent), m_settings(std::move(settings))
 {
     m_network.setAutoDeleteReplies(true);
+    m_tls = QSslConfiguration::defaultConfiguration();
+    if (!m_settings.caCertificates.isEmpty())
+        m_tls.setCaCertificates(m_settings.caCertificates); // instead of the system's, as curl --cacert
+    if (m_settings.insecure)
+        m_tls.setPeerVerifyMode(QSslSocket::VerifyNone);
+}
+
+QString ApiClient::describeTlsErrors(const QUrl &url, const QList<QSslError> &errors) const
+{
+    const QString peer = QStringLiteral("%1:%2").arg(url.host()).arg(url.port(443));
+    const QString remedy = m_settings.caCertificates.isEmpty() ? QStringLiteral("pass --cacert with its CA certificate")
+                                                               : QStringLiteral("it is not signed by the --cacert CA");
+    // The first error that says most: a name mismatch with a trusted chain, else why the chain is not trusted.
+    for (const QSslError &error : errors) {
+        switch (error.error()) {
+        case QSslError::SelfSignedCertificate:
+        case QSslError::SelfSignedCertificateInChain:
+        case QSslError::UnableToGetLocalIssuerCertificate:
+        case QSslError::UnableToGetIssuerCertificate:
+        case QSslError::UnableToVerifyFirstCertificate:
+        case QSslError::CertificateUntrusted:
+            return QStringLiteral("TLS: the certificate of %1 is not trusted (%2; %3)")
+                .arg(peer, error.error() == QSslError::SelfSignedCertificate
+                               || error.error() == QSslError::SelfSignedCertificateInChain
+                               ? QStringLiteral("self-signed")
+                               : QStringLiteral("unknown issuer"),
+                     remedy);
+        case QSslError::CertificateExpired:
+            return QStringLiteral("TLS: the certificate of %1 has expired").arg(peer);
+        case QSslError::CertificateNotYetValid:
+            return QStringLiteral("TLS: the certificate of %1 is not valid yet (check the clocks)").arg(peer);
+        default:
+            break;
+        }
+    }
+    for (const QSslError &error : errors) {
+        if (error.error() == QSslError::HostNameMismatch)
+            return QStringLiteral("TLS: the certificate of %1 is not for %2 (its names: %3)")
+                .arg(peer, url.host(),
+                     error.certificate().subjectAlternativeNames().values().join(QStringLiteral(", ")));
+    }
+    return QStringLiteral("TLS: the certificate of %1 was refused: %2")
+        .arg(peer, errors.isEmpty() ? QStringLiteral("handshake failed") : errors.first().errorString());
 }
 
 bool ApiClient::circuitOpen() const
@@ -100,13 +146,25 @@ void ApiClient::send(const QByteArray &method, const QString &path, const QByteA
         request.setRawHeader("X-API-Key", m_settings.apiKey);
     if (!body.isEmpty() || method == "POST" || method == "PUT" || method == "PATCH")
         request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+    if (url.scheme() == u"https")
+        request.setSslConfiguration(m_tls);
     QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
+    // Why a certificate was refused, in one line instead of Qt's list (set before finished()).
+    auto tlsProblem = std::make_shared<QString>();
+    connect(reply, &QNetworkReply::sslErrors, this, [this, reply, tlsProblem](const QList<QSslError> &errors) {
+        if (m_settings.insecure)
+            reply->ignoreSslErrors();
+        else
+            *tlsProblem = describeTlsErrors(reply->url(), errors);
+    });
     connect(reply, &QNetworkReply::finished, this, [=, this, done = std::move(done)]() mutable {
         ApiResponse response;
         response.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         response.body = reply->readAll();
         response.requestId = reply->rawHeader("X-Request-ID");
-        if (response.status == 0)
+        if (response.status == 0 && !tlsProblem->isEmpty())
+            response.networkError = *tlsProblem;
+        else if (response.status == 0)
             response.networkError =
                 QStringLiteral("cannot reach %1: %2").arg(m_settings.url.toString(), reply->errorString());
         const bool failed = response.status == 0 || response.status >= 500;
@@ -117,7 +175,9 @@ void ApiClient::send(const QByteArray &method, const QString &path, const QByteA
         const bool repeatable = method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE"
             || reply->error() == QNetworkReply::ConnectionRefusedError
             || reply->error() == QNetworkReply::HostNotFoundError;
-        if (!failed || !repeatable || attempt >= m_settings.retryAttempts || circuitOpen()) {
+        // A refused certificate is refused again: no retry.
+        if (!failed || !repeatable || !tlsProblem->isEmpty() || attempt >= m_settings.retryAttempts
+            || circuitOpen()) {
             done(response);
             return;
         }

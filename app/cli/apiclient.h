@@ -6,6 +6,8 @@
 #include <QJsonValue>
 #include <QNetworkAccessManager>
 #include <QObject>
+#include <QSslCertificate>
+#include <QSslConfiguration>
 #include <QString>
 #include <QUrl>
 
@@ -24,6 +26,10 @@ struct ClientSettings
     int retryDelayMs = 1'000; // first backoff; doubles, with +-20% jitter
     int breakerThreshold = 3; // consecutive failures that open the circuit
     int breakerResetMs = 30'000;
+    // https: the CAs whose certificates are trusted instead of the system's (--cacert); empty:
+    // the system's. `insecure` (--insecure) skips verification altogether.
+    QList<QSslCertificate> caCertificates;
+    bool insecure = false;
 };
 
 struct ApiResponse
@@ -69,9 +75,12 @@ private:
     void recordOutcome(bool failed);
     // Runs `done` from the event loop unless cancelAll() came first.
     void completeLater(Callback done, ApiResponse response);
+    // One line for a refused certificate: what is wrong with it and what to do.
+    QString describeTlsErrors(const QUrl &url, const QList<QSslError> &errors) const;
 
     ClientSettings m_settings;
     QNetworkAccessManager m_network;
+    QSslConfiguration m_tls; // for every https request
     int m_consecutiveFailures = 0;
     QElapsedTimer m_openedAt; // valid while the circuit is open
     quint64 m_generation = 0; // bumped by cancelAll(); work of an older generation is dropped

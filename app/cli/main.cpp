@@ -12,6 +12,7 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QProcessEnvironment>
+#include <QSslCertificate>
 
 #include <cstdio>
 #include <optional>
@@ -34,6 +35,22 @@ bool durationFromEnvironment(const QProcessEnvironment &env, const char *name, d
     if (!ok || ms < 0 || ms > 3'600'000)
         return false;
     outMs = int(ms);
+    return true;
+}
+
+// The CA certificates of a PEM file; false with `error` when it cannot be read or holds none.
+bool loadCaCertificates(const QString &path, QList<QSslCertificate> &certificates, QString &error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        error = QStringLiteral("cannot read the CA file %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    certificates = QSslCertificate::fromData(file.readAll(), QSsl::Pem);
+    if (certificates.isEmpty()) {
+        error = QStringLiteral("%1 holds no PEM certificate (-----BEGIN CERTIFICATE-----)").arg(path);
+        return false;
+    }
     return true;
 }
 
@@ -138,6 +155,22 @@ int main(int argc, char **argv)
     } else {
         settings.apiKey = env.value(QStringLiteral("API_KEY")).toUtf8();
     }
+    // Whom to trust over https: --cacert, else the profile's CA, else API_CACERT, else the system's CAs.
+    const QString caFile = parser.isSet(QStringLiteral("cacert")) ? parser.value(QStringLiteral("cacert"))
+        : profile && !profile->caFile.isEmpty()                     ? Profiles::resolvedCaFile(*profile)
+                                                                    : env.value(QStringLiteral("API_CACERT"));
+    settings.insecure = parser.isSet(QStringLiteral("insecure")) || (profile && profile->insecure);
+    if (!caFile.isEmpty() && !settings.insecure) {
+        QString error;
+        if (!loadCaCertificates(caFile, settings.caCertificates, error)) {
+            std::fprintf(stderr, "brokerctl: %s\n", qPrintable(error));
+            return UsageError;
+        }
+    }
+    if (settings.insecure && settings.url.scheme() == u"https")
+        std::fprintf(stderr, "brokerctl: warning: --insecure: the certificate of %s is not verified; anyone on the "
+                             "way can read and change what is sent, the API key too\n",
+                     qPrintable(settings.url.authority()));
     bool ok = durationFromEnvironment(env, "TIMEOUT", 1000, settings.timeoutMs)
         && durationFromEnvironment(env, "RETRY_DELAY", 1, settings.retryDelayMs);
     if (env.contains(QStringLiteral("RETRY_ATTEMPTS"))) {

@@ -46,6 +46,9 @@ void defineCommandOptions(QCommandLineParser &parser)
     valueOption("queue", "processors: only the processors of this queue.", "Q");
     valueOption("url", "Broker URL (API_URL; default http://localhost:8080); for profiles add too.", "URL");
     valueOption("key-file", "profiles add: the file holding the profile's API key.", "FILE");
+    valueOption("cacert", "https: trust the CA certificates in this PEM file instead of the system's (API_CACERT); "
+                          "for profiles add too.", "FILE");
+    flag("insecure", "https: do not verify the broker's certificate (warned about on every use); for profiles add too.");
     valueOption("key-command", "profiles add: a command that prints the profile's API key.", "CMD");
 }
 

@@ -5,6 +5,7 @@
 #include "commandsupport.h"
 #include "profiles.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QUrl>
 
@@ -27,30 +28,44 @@ int Commands::profiles(const QStringList &words)
             const QString key = !profile.keyFile.isEmpty() ? QStringLiteral("file ") + profile.keyFile
                 : !profile.keyCommand.isEmpty()            ? QStringLiteral("command ") + profile.keyCommand
                                                            : QStringLiteral("-");
-            rows.append({profile.name, profile.url, key});
+            const QString tls = profile.insecure ? QStringLiteral("not verified")
+                : !profile.caFile.isEmpty()      ? QStringLiteral("CA ") + profile.caFile
+                                                 : QStringLiteral("-");
+            rows.append({profile.name, profile.url, key, tls});
             json.append(QJsonObject{{QStringLiteral("name"), profile.name},
                                     {QStringLiteral("url"), profile.url},
                                     {QStringLiteral("key_file"), profile.keyFile},
-                                    {QStringLiteral("key_command"), profile.keyCommand}});
+                                    {QStringLiteral("key_command"), profile.keyCommand},
+                                    {QStringLiteral("ca_file"), profile.caFile},
+                                    {QStringLiteral("insecure"), profile.insecure}});
         }
-        m_output.table({QStringLiteral("PROFILE"), QStringLiteral("URL"), QStringLiteral("KEY FROM")}, rows,
+        m_output.table({QStringLiteral("PROFILE"), QStringLiteral("URL"), QStringLiteral("KEY FROM"),
+                        QStringLiteral("TLS")},
+                       rows,
                        compact(QJsonObject{{QStringLiteral("profiles"), json}, {QStringLiteral("file"), path}}));
         return Ok;
     }
     if (action != u"add") {
         Output::error(QStringLiteral(
-            "usage: brokerctl profiles list | profiles add NAME --url URL [--key-file F | --key-command CMD]"));
+            "usage: brokerctl profiles list | profiles add NAME --url URL [--key-file F | --key-command CMD] "
+            "[--cacert F | --insecure]"));
         return UsageError;
     }
     const QUrl url(option("url"));
     if (words.size() < 3 || words[2].isEmpty() || words[2].contains(u']') || !url.isValid()
         || (url.scheme() != u"http" && url.scheme() != u"https")
-        || (m_parser.isSet(QStringLiteral("key-file")) && m_parser.isSet(QStringLiteral("key-command")))) {
-        Output::error(QStringLiteral(
-            "usage: brokerctl profiles add NAME --url http(s)://HOST:PORT [--key-file F | --key-command CMD]"));
+        || (m_parser.isSet(QStringLiteral("key-file")) && m_parser.isSet(QStringLiteral("key-command")))
+        || (m_parser.isSet(QStringLiteral("cacert")) && m_parser.isSet(QStringLiteral("insecure")))) {
+        Output::error(QStringLiteral("usage: brokerctl profiles add NAME --url http(s)://HOST:PORT [--key-file F | "
+                                     "--key-command CMD] [--cacert F | --insecure]"));
         return UsageError;
     }
-    Profile profile{words[2], url.toString(), option("key-file"), option("key-command")};
+    // The CA as an absolute path: a relative one would be read from the config folder later.
+    const QString caFile = m_parser.isSet(QStringLiteral("cacert"))
+        ? QFileInfo(option("cacert")).absoluteFilePath()
+        : QString();
+    Profile profile{words[2], url.toString(), option("key-file"), option("key-command"), caFile,
+                    m_parser.isSet(QStringLiteral("insecure"))};
     const auto same =
         std::find_if(saved.begin(), saved.end(), [&](const Profile &p) { return p.name == profile.name; });
     if (same != saved.end())

@@ -34,7 +34,7 @@ QList<Profile> Profiles::load(const QString &path, QString *error)
         if (line.isEmpty() || line.startsWith(u'#') || line.startsWith(u';'))
             continue;
         if (line.startsWith(u'[') && line.endsWith(u']')) {
-            profiles.append(Profile{line.mid(1, line.size() - 2).trimmed(), {}, {}, {}});
+            profiles.append(Profile{line.mid(1, line.size() - 2).trimmed(), {}, {}, {}, {}, false});
             continue;
         }
         const qsizetype equals = line.indexOf(u'=');
@@ -51,8 +51,15 @@ QList<Profile> Profiles::load(const QString &path, QString *error)
             profile.keyFile = value;
         else if (key == u"key_command")
             profile.keyCommand = value;
-        else {
-            *error = QStringLiteral("%1 line %2: unknown key '%3' (url, key_file, key_command)")
+        else if (key == u"ca_file")
+            profile.caFile = value;
+        else if (key == u"insecure" && (value == u"true" || value == u"false"))
+            profile.insecure = value == u"true";
+        else if (key == u"insecure") {
+            *error = QStringLiteral("%1 line %2: insecure is true or false").arg(path).arg(number);
+            return {};
+        } else {
+            *error = QStringLiteral("%1 line %2: unknown key '%3' (url, key_file, key_command, ca_file, insecure)")
                          .arg(path)
                          .arg(number)
                          .arg(key);
@@ -78,6 +85,10 @@ bool Profiles::save(const QString &path, const QList<Profile> &profiles, QString
             text += "key_file = " + profile.keyFile.toUtf8() + '\n';
         if (!profile.keyCommand.isEmpty())
             text += "key_command = " + profile.keyCommand.toUtf8() + '\n';
+        if (!profile.caFile.isEmpty())
+            text += "ca_file = " + profile.caFile.toUtf8() + '\n';
+        if (profile.insecure)
+            text += "insecure = true\n";
     }
     file.write(text);
     if (!file.commit()) {
@@ -87,11 +98,25 @@ bool Profiles::save(const QString &path, const QList<Profile> &profiles, QString
     return true;
 }
 
+namespace {
+
+QString resolvedPath(const QString &path)
+{
+    if (path.startsWith(QStringLiteral("~/")))
+        return QDir::homePath() + path.mid(1);
+    return QFileInfo(QFileInfo(Profiles::configPath()).absoluteDir(), path).absoluteFilePath();
+}
+
+} // namespace
+
 QString Profiles::resolvedKeyFile(const Profile &profile)
 {
-    if (profile.keyFile.startsWith(QStringLiteral("~/")))
-        return QDir::homePath() + profile.keyFile.mid(1);
-    return QFileInfo(QFileInfo(configPath()).absoluteDir(), profile.keyFile).absoluteFilePath();
+    return resolvedPath(profile.keyFile);
+}
+
+QString Profiles::resolvedCaFile(const Profile &profile)
+{
+    return resolvedPath(profile.caFile);
 }
 
 bool Profiles::readKey(const Profile &profile, QByteArray &key, QString *error)

@@ -14,6 +14,10 @@ namespace BrokerCtl {
 //   [prod]
 //   url = https://broker.example.com:8443
 //   key_file = prod.key                   # relative to the config folder; ~/ is the home folder
+//   ca_file = prod-ca.crt                 # https: the CA to trust (as --cacert); same rules as key_file
+//   [lab]
+//   url = https://192.168.1.20:8443
+//   insecure = true                       # https without verification (as --insecure)
 //   [staging]
 //   url = http://10.0.0.5:8080
 //   key_command = pass show brokerdesk/staging   # run by /bin/sh; its first output line is the key
@@ -26,6 +30,8 @@ struct Profile
     QString url;
     QString keyFile;
     QString keyCommand;
+    QString caFile;
+    bool insecure = false;
 };
 
 class Profiles
@@ -43,6 +49,8 @@ public:
     static bool readKey(const Profile &profile, QByteArray &key, QString *error);
     // key_file as a path: relative names are in the config folder, "~/" is the home folder.
     static QString resolvedKeyFile(const Profile &profile);
+    // ca_file as a path, by the same rules.
+    static QString resolvedCaFile(const Profile &profile);
 };
 
 } // namespace BrokerCtl

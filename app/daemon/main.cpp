@@ -5,6 +5,7 @@
 
 #include "errors/logging.h"
 #include "runtime/brokerhost.h"
+#include "security/certificatemaker.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -15,11 +16,31 @@
 namespace {
 
 // Exit codes, documented in --help.
-enum ExitCode { Ok = 0, UsageError = 2, ConfigError = 3, UsersError = 4, StorageError = 5, ListenError = 6 };
+enum ExitCode { Ok = 0, Failure = 1, UsageError = 2, ConfigError = 3, UsersError = 4, StorageError = 5, ListenError = 6 };
 
-const char *ExitCodeHelp = "Exit codes: 0 stopped cleanly, 2 usage error, 3 bad configuration, "
+const char *ExitCodeHelp = "Exit codes: 0 stopped cleanly, 1 --make-cert failed, 2 usage error, 3 bad configuration, "
                            "4 users file unreadable or invalid, 5 storage unavailable, "
                            "6 cannot listen (port in use, address not available).";
+
+// --make-cert: a self-signed certificate (security/certificatemaker.h), then exit.
+int makeCertificate(const Broker::CertificateRequest &request)
+{
+    const Broker::Result<Broker::MadeCertificate> made = Broker::CertificateMaker::make(request);
+    if (!made) {
+        std::fprintf(stderr, "brokerd: %s\n", qPrintable(made.error().message));
+        return made.error().code == Broker::ErrorCode::InvalidArgument ? UsageError : Failure;
+    }
+    std::printf("CA certificate (clients trust it: brokerctl --cacert, curl --cacert): %s\n"
+                "Server certificate (for %s): %s\n"
+                "Server key (keep it secret): %s\n"
+                "SHA-256 fingerprint of the server certificate: %s\n"
+                "The CA's key was not kept: no other certificate can be signed with it.\n\n"
+                "Add to message_broker.yaml:\n%s",
+                qPrintable(made->caFile), qPrintable(made->hosts.join(QStringLiteral(", "))),
+                qPrintable(made->certFile), qPrintable(made->keyFile), qPrintable(made->fingerprint),
+                qPrintable(Broker::CertificateMaker::configSnippet(*made)));
+    return Ok;
+}
 
 } // namespace
 
@@ -52,7 +73,19 @@ int main(int argc, char **argv)
                                           QStringLiteral("Rewrite a damaged journal keeping every intact record (the "
                                                          "original is kept as FILE.damaged), and exit."),
                                           QStringLiteral("FILE"));
-    parser.addOptions({configOption, usersOption, bindOption, portOption, checkOption, repairOption});
+    const QCommandLineOption makeCertOption(
+        QStringLiteral("make-cert"),
+        QStringLiteral("Write a self-signed certificate for the API to DIR (ca.crt, server.crt, server.key), and exit."),
+        QStringLiteral("DIR"));
+    const QCommandLineOption hostOption(
+        QStringLiteral("host"),
+        QStringLiteral("--make-cert: a host name or IP address the certificate is for; repeatable (default: "
+                       "localhost, 127.0.0.1, ::1 and this machine's name)."),
+        QStringLiteral("NAME"));
+    const QCommandLineOption forceOption(QStringLiteral("force"),
+                                         QStringLiteral("--make-cert: replace the files when they exist."));
+    parser.addOptions({configOption, usersOption, bindOption, portOption, checkOption, repairOption, makeCertOption,
+                       hostOption, forceOption});
     if (!parser.parse(QCoreApplication::arguments())) {
         std::fprintf(stderr, "brokerd: %s\nTry 'brokerd --help'.\n", qPrintable(parser.errorText()));
         return UsageError;
@@ -74,6 +107,17 @@ int main(int argc, char **argv)
         for (const QString &line : *report)
             std::printf("%s\n", qPrintable(line));
         return Ok;
+    }
+    if (parser.isSet(makeCertOption)) {
+        if (!parser.positionalArguments().isEmpty() || parser.value(makeCertOption).isEmpty()) {
+            std::fprintf(stderr, "brokerd: usage: brokerd --make-cert DIR [--host NAME ...] [--force]\n");
+            return UsageError;
+        }
+        return makeCertificate({parser.value(makeCertOption), parser.values(hostOption), parser.isSet(forceOption)});
+    }
+    if (parser.isSet(hostOption) || parser.isSet(forceOption)) {
+        std::fprintf(stderr, "brokerd: --host and --force go with --make-cert\nTry 'brokerd --help'.\n");
+        return UsageError;
     }
     if (!parser.positionalArguments().isEmpty()) {
         std::fprintf(stderr, "brokerd: unexpected argument '%s'\nTry 'brokerd --help'.\n",

@@ -163,6 +163,8 @@ QString libraryOf(const QString &header)
         return QStringLiteral("yaml-cpp");
     if (header.startsWith(QLatin1String("readline/")))
         return QStringLiteral("PkgConfig::readline");
+    if (header.startsWith(QLatin1String("openssl/")))
+        return QStringLiteral("OpenSSL::Crypto");
     const QString module = qtModuleOf(header);
     return module.isEmpty() ? QString() : QStringLiteral("Qt6::") + module;
 }

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/result.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace Broker {
+
+// What `brokerd --make-cert` asks for.
+struct CertificateRequest
+{
+    QString directory;      // created with mode 0700 when missing
+    QStringList hosts;      // DNS names or IP addresses for the server certificate; empty: defaultHosts()
+    bool force = false;     // replace ca.crt, server.crt and server.key when they exist
+    int validityDays = 825; // the longest that Apple's and browsers' rules accept for a server certificate
+};
+
+// What was written.
+struct MadeCertificate
+{
+    QString caFile;         // DIR/ca.crt: what clients trust (brokerctl --cacert, curl --cacert)
+    QString certFile;       // DIR/server.crt: the server certificate followed by ca.crt
+    QString keyFile;        // DIR/server.key: the server's private key, PKCS#8 PEM, mode 0600
+    QString fingerprint;    // SHA-256 of the server certificate, "AA:BB:..."
+    QStringList hosts;      // the subject alternative names, in the order given
+};
+
+// A self-signed certificate for a LAN or a test, the way mkcert makes one: a one-off CA
+// (EC P-256, CA:TRUE, keyCertSign) signs a server certificate (EC P-256, CA:FALSE, serverAuth,
+// every host as a subject alternative name, random 128-bit serial); the CA's key is then
+// thrown away, so that no one can sign more certificates with it. Uses OpenSSL's libcrypto.
+// Errors name the file and the reason; they never contain key material.
+class CertificateMaker
+{
+public:
+    static Result<MadeCertificate> make(const CertificateRequest &request);
+    // localhost, 127.0.0.1, ::1 and this machine's host name (when it has one besides localhost).
+    static QStringList defaultHosts();
+    // The configuration lines that serve the API with the certificate (message_broker.yaml).
+    static QString configSnippet(const MadeCertificate &made);
+};
+
+} // namespace Broker
