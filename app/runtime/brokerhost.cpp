@@ -35,7 +35,9 @@ BrokerHost::BrokerHost(QObject *parent)
 Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfig &config, const QString &usersPath)
 {
     const BrokerConfig::Redis &redis = config.storage.redis;
-    const RedisStoreOptions options = HostOptions::redisStore(config);
+    const QString configDir =
+        m_settings.configFile.isEmpty() ? QString() : QFileInfo(m_settings.configFile).absolutePath();
+    const RedisStoreOptions options = HostOptions::redisStore(config, configDir);
     // Every connect reads the TLS files again; reading them once now makes unusable ones stop
     // the start with the option named, instead of a broker that keeps failing to reconnect.
     if (redis.tls) {

@@ -27,14 +27,21 @@ EngineOptions engine(const BrokerConfig &config)
     return options;
 }
 
+namespace {
+
+// A file the configuration names, relative to its folder (empty `configDir`: the current one).
+QString fromConfigDir(const QString &file, const QString &configDir)
+{
+    return file.isEmpty() ? file : QDir(configDir.isEmpty() ? QDir::currentPath() : configDir).absoluteFilePath(file);
+}
+
+} // namespace
+
 Rest::TlsOptions tls(const BrokerConfig &config, const QString &configDir)
 {
     Rest::TlsOptions options = config.api.tls;
-    const QDir dir(configDir.isEmpty() ? QDir::currentPath() : configDir);
-    for (QString *file : {&options.certFile, &options.keyFile, &options.clientCaFile}) {
-        if (!file->isEmpty())
-            *file = dir.absoluteFilePath(*file);
-    }
+    for (QString *file : {&options.certFile, &options.keyFile, &options.clientCaFile})
+        *file = fromConfigDir(*file, configDir);
     return options;
 }
 
@@ -66,7 +73,7 @@ Rest::RestOptions rest(const BrokerConfig &config, const QString &configDir)
     return options;
 }
 
-RedisStoreOptions redisStore(const BrokerConfig &config)
+RedisStoreOptions redisStore(const BrokerConfig &config, const QString &configDir)
 {
     const BrokerConfig::Redis &redis = config.storage.redis;
     RedisStoreOptions options;
@@ -75,9 +82,9 @@ RedisStoreOptions redisStore(const BrokerConfig &config)
     options.connection.username = redis.username;
     options.connection.password = redis.password;
     options.connection.tls = redis.tls;
-    options.connection.tlsCaFile = redis.tlsCaFile;
-    options.connection.tlsCertFile = redis.tlsCertFile;
-    options.connection.tlsKeyFile = redis.tlsKeyFile;
+    options.connection.tlsCaFile = fromConfigDir(redis.tlsCaFile, configDir);
+    options.connection.tlsCertFile = fromConfigDir(redis.tlsCertFile, configDir);
+    options.connection.tlsKeyFile = fromConfigDir(redis.tlsKeyFile, configDir);
     options.connection.tlsServerName = redis.tlsServerName;
     options.connection.database = redis.database;
     options.connection.connectTimeoutMs = redis.connectTimeoutMs;

@@ -26,7 +26,8 @@ EngineOptions engine(const BrokerConfig &config);
 // api.tls's file names are taken relative to `configDir` (empty: the current folder).
 Rest::RestOptions rest(const BrokerConfig &config, const QString &configDir = {});
 Rest::TlsOptions tls(const BrokerConfig &config, const QString &configDir);
-RedisStoreOptions redisStore(const BrokerConfig &config);
+// storage.redis.tls_*_file relative to `configDir` (empty: the current folder).
+RedisStoreOptions redisStore(const BrokerConfig &config, const QString &configDir = {});
 SpoolLimits spoolLimits(const BrokerConfig &config);
 // Relative paths are taken from the users file's folder, where the defaults live too.
 QString spoolPath(const BrokerConfig &config, const QString &usersPath);

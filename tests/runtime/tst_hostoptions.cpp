@@ -149,6 +149,7 @@ private Q_SLOTS:
     void defaultsMapOntoComponentDefaults();
     void configuredValuesReachTheEngine();
     void durabilityFollowsTheJournal();
+    void tlsFilesStartAtTheConfigFolder();
     void configuredProcessorsReachTheirOptions();
 };
 
@@ -214,6 +215,21 @@ message_broker: {max_queue_size: 50, message_ttl: 120, max_deliveries: 9}
     QCOMPARE(engine.queueDefaults.maxDeliveries, 9);
     QCOMPARE(engine.maxBatch, 10);
     QCOMPARE(engine.maxWaitMs, 5000);
+}
+
+void TestHostOptions::tlsFilesStartAtTheConfigFolder()
+{
+    BrokerConfig config;
+    config.api.tls.certFile = QStringLiteral("tls/server.crt");
+    config.api.tls.keyFile = QStringLiteral("/srv/keys/server.key");
+    config.storage.redis.tlsCaFile = QStringLiteral("redis/ca.pem");
+    const Rest::TlsOptions api = HostOptions::tls(config, QStringLiteral("/etc/brokerd"));
+    QCOMPARE(api.certFile, QStringLiteral("/etc/brokerd/tls/server.crt"));
+    QCOMPARE(api.keyFile, QStringLiteral("/srv/keys/server.key")); // absolute: as written
+    QCOMPARE(api.clientCaFile, QString());                        // not set: stays unset
+    const Redis::ConnectionOptions redis = HostOptions::redisStore(config, QStringLiteral("/etc/brokerd")).connection;
+    QCOMPARE(redis.tlsCaFile, QStringLiteral("/etc/brokerd/redis/ca.pem"));
+    QCOMPARE(redis.tlsCertFile, QString());
 }
 
 void TestHostOptions::durabilityFollowsTheJournal()
