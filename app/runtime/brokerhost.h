@@ -89,8 +89,8 @@ public:
     // Where the API listens, e.g. "http://127.0.0.1:8080" or "https://…" (empty when it does not).
     QString apiUrl() const;
     // Reads api.tls from the configuration file (and environment) again and serves the new
-    // certificate and key to the connections accepted from now on, keeping the open ones (SIGHUP,
-    // or a desktop Apply that changed nothing but those files). Nothing else of the file is
+    // certificate and key to the connections accepted from now on, keeping the open ones (brokerd's
+    // SIGHUP). Nothing else of the file is
     // applied. On failure the old certificate stays and the error says why (it is also recorded).
     Result<void> reloadTls();
 

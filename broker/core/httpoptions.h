@@ -35,8 +35,8 @@ struct GuardOptions
     qint64 socketReadBufferBytes = 64 * 1024; // most bytes taken from the kernel at once
 };
 
-// HTTPS for the API (api.tls). The files are PEM; they are read at start and on reload (SIGHUP,
-// Apply), and a reload that fails keeps what was served before.
+// HTTPS for the API (api.tls). The files are PEM; they are read at start and on reload (brokerd's
+// SIGHUP), and a reload that fails keeps what was served before.
 struct TlsOptions
 {
     bool enabled = false;
