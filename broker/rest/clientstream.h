@@ -27,7 +27,10 @@ public:
     // Sends what the peer takes now and keeps the rest until it can take more.
     virtual void write(const QByteArray &data) = 0;
     virtual qint64 pendingOutput() const = 0;
-    // While paused, readable() is not emitted for data; a peer that closes is still noticed.
+    // While paused, readable() is not emitted for data; a peer that closes is still noticed. Data
+    // that arrived while paused and is still unread is signalled again after reading resumes (in a
+    // later pass of the event loop, as a level-triggered socket notifier does). readable(),
+    // outputDrained() and outputProgressed() are never emitted from inside write().
     virtual void setReadingPaused(bool paused) = 0;
     // Sends what is pending, then closes. closed() follows.
     virtual void closeGracefully() = 0;

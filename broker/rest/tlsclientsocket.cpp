@@ -3,6 +3,8 @@
 
 #include <QSslSocket>
 
+#include <utility>
+
 namespace Broker::Rest {
 
 namespace {
@@ -72,7 +74,15 @@ void TlsClientSocket::write(const QByteArray &data)
 {
     if (m_closed || m_closing)
         return;
+    m_writing = true;
     m_socket->write(data); // before the handshake is done, QSslSocket keeps it until then
+    // QSslSocket encrypts on a queued call and its TCP socket sends on the next write
+    // notification: two more trips through the event loop per response. flush() encrypts and
+    // hands the record to the kernel now; it also reads and decrypts what has arrived, and
+    // signals both at once, which the guard is told of later (scheduleNotice).
+    if (m_encrypted)
+        m_socket->flush();
+    m_writing = false;
 }
 
 qint64 TlsClientSocket::pendingOutput() const
@@ -82,8 +92,10 @@ qint64 TlsClientSocket::pendingOutput() const
 
 void TlsClientSocket::setReadingPaused(bool paused)
 {
-    // Unpausing needs no signal: the guard reads what is buffered itself when it resumes.
+    const bool resumed = m_paused && !paused;
     m_paused = paused;
+    if (resumed && m_encrypted && m_socket->bytesAvailable() > 0)
+        scheduleNotice();
 }
 
 void TlsClientSocket::closeGracefully()
@@ -124,14 +136,24 @@ void TlsClientSocket::onReadyRead()
         m_socket->skip(m_socket->bytesAvailable()); // lingering: read and discard
         return;
     }
-    if (m_encrypted && !m_paused)
-        Q_EMIT readable();
+    if (!m_encrypted || m_paused)
+        return; // resuming signals what is still unread
+    if (m_writing) {
+        scheduleNotice();
+        return;
+    }
+    Q_EMIT readable();
 }
 
 void TlsClientSocket::onEncryptedBytesWritten()
 {
     if (m_closed || m_closing)
         return;
+    if (m_writing) {
+        m_outputNoticePending = true;
+        scheduleNotice();
+        return;
+    }
     if (pendingOutput() == 0)
         Q_EMIT outputDrained();
     else
@@ -157,6 +179,23 @@ void TlsClientSocket::onHandshakeTimeout()
         return;
     Q_EMIT handshakeFailed(QStringLiteral("no TLS handshake within the handshake timeout"), true);
     abort();
+}
+
+void TlsClientSocket::scheduleNotice()
+{
+    if (m_noticeScheduled)
+        return;
+    m_noticeScheduled = true;
+    QMetaObject::invokeMethod(this, &TlsClientSocket::deliverNotice, Qt::QueuedConnection);
+}
+
+void TlsClientSocket::deliverNotice()
+{
+    m_noticeScheduled = false;
+    if (std::exchange(m_outputNoticePending, false))
+        onEncryptedBytesWritten();
+    if (!m_closed && !m_closing && m_encrypted && !m_paused && m_socket->bytesAvailable() > 0)
+        Q_EMIT readable();
 }
 
 void TlsClientSocket::finishClose()

@@ -14,8 +14,9 @@ namespace Broker::Rest {
 // handshake starts at once and must finish within `handshakeTimeoutMs`, so that half-done
 // handshakes cannot hold connection slots; requests written before it finishes wait for it.
 // QSslSocket keeps at most `readBufferBytes` of decrypted input: while reading is paused the rest
-// stays in the kernel, as with plain TCP. The socket's pending output counts both what waits to
-// be encrypted and what waits for the kernel.
+// stays in the kernel, as with plain TCP. What QSslSocket decrypted while reading was paused waits
+// in its buffer, where no notifier sees it: it is signalled again when reading resumes. The
+// socket's pending output counts both what waits to be encrypted and what waits for the kernel.
 class TlsClientSocket final : public ClientStream
 {
     Q_OBJECT
@@ -49,6 +50,10 @@ private:
     void onError();
     void onHandshakeTimeout();
     void finishClose();
+    // readable() and the output signals in a later pass of the event loop, for what happened
+    // while reading was paused or inside write().
+    void scheduleNotice();
+    void deliverNotice();
 
     QSslSocket *m_socket;
     QHostAddress m_peerAddress;
@@ -59,6 +64,9 @@ private:
     bool m_paused = false;
     bool m_closing = false;
     bool m_closed = false;
+    bool m_writing = false;          // inside write(): QSslSocket signals synchronously from flush()
+    bool m_outputNoticePending = false;
+    bool m_noticeScheduled = false;
 };
 
 } // namespace Broker::Rest
