@@ -25,6 +25,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QLocale>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -81,6 +82,7 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     m_nav->setCurrentRow(Overview);
 
     m_stateLabel = new QLabel;
+    m_stateLabel->setObjectName(QStringLiteral("stateLabel"));
     m_urlLabel = new QLabel;
     m_urlLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_stateLabel);
@@ -92,6 +94,7 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     connect(&client, &BrokerClient::directoryUpdated, m_errors, &ErrorsPage::showDirectory);
     connect(&client, &BrokerClient::notificationRaised, this, &MainWindow::notify);
     connect(m_settings, &SettingsPage::applyRequested, this, &MainWindow::applySettings);
+    connect(m_settings, &SettingsPage::tlsReloadRequested, this, &MainWindow::reloadTls);
     setUpTray();
     m_definitions = new DefinitionsActions(client, this);
     buildMenus();
@@ -370,6 +373,23 @@ void MainWindow::applySettings(const QList<ConfigChange> &changes, const QString
             m_stateLabel->setText(tr("The broker did not start: %1").arg(applied->attempt.error));
         m_settings->showApplyFailure(*applied, tried);
         showPage(Settings);
+    });
+}
+
+void MainWindow::reloadTls(const QList<ConfigChange> &changes, const QStringList &descriptions)
+{
+    m_settings->setBusy(true);
+    whenFinished(m_client.reloadTls(m_hostSettings.configFile, changes), this,
+                 [this, descriptions](const Result<TlsReloadReport> &reloaded) {
+        m_settings->setBusy(false);
+        if (!reloaded) {
+            m_settings->showTlsReloadFailure(reloaded.error().message);
+            return;
+        }
+        m_settings->showTlsReloaded(reloaded->config);
+        m_stateLabel->setText(tr("Certificate reloaded (%1): %2, SHA-256 %3, valid until %4; open connections kept")
+                                  .arg(descriptions.join(QStringLiteral("; ")), reloaded->subject, reloaded->fingerprint,
+                                       QLocale().toString(reloaded->notAfter.toLocalTime().date(), QLocale::ShortFormat)));
     });
 }
 

@@ -74,6 +74,8 @@ private:
     void stateChanged(BrokerClient::State state);
     void applySnapshot(const BrokerSnapshot &snapshot);
     void applySettings(const QList<ConfigChange> &changes, const QStringList &descriptions);
+    // Serves a new certificate without a restart (only api.tls's files or lowest version changed).
+    void reloadTls(const QList<Broker::ConfigChange> &changes, const QStringList &descriptions);
     void notify(const ErrorRecord &record);
     void setUpTray();
 

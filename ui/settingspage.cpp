@@ -3,6 +3,7 @@
 
 #include "confirm.h"
 #include "problembanner.h"
+#include "tlssettingsform.h"
 
 #include "runtime/continuation.h"
 #include "palette.h"
@@ -18,6 +19,8 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace Broker::Ui {
 
@@ -71,7 +74,15 @@ SettingsPage::SettingsPage(BrokerClient &client, QWidget *parent) : QWidget(pare
     m_portSource->setWordWrap(true);
     m_portSource->hide();
     apiForm->addRow(QString(), m_portSource);
+    m_plaintextWarning = new QLabel(tr("Open to the network without HTTPS: API keys and messages cross it in clear "
+                                       "text. Turn HTTPS on below, or keep the API on 127.0.0.1 behind a TLS proxy."));
+    m_plaintextWarning->setObjectName(QStringLiteral("plaintextWarning"));
+    m_plaintextWarning->setWordWrap(true);
+    Palette::setTextRole(m_plaintextWarning, Palette::ProblemText);
+    apiForm->addRow(QString(), m_plaintextWarning);
     layout->addWidget(api);
+    m_tls = new TlsSettingsForm(m_client);
+    layout->addWidget(m_tls);
 
     auto *storage = new QGroupBox(tr("Storage"));
     auto *storageForm = new QFormLayout(storage);
@@ -143,7 +154,6 @@ SettingsPage::SettingsPage(BrokerClient &client, QWidget *parent) : QWidget(pare
     m_revert = new QPushButton(tr("Revert"));
     m_apply = new QPushButton(tr("Apply and restart broker"));
     m_revert->setToolTip(tr("Put the form back to the settings in force"));
-    m_apply->setToolTip(tr("Write the changes to the configuration file and restart the broker with them"));
     m_apply->setObjectName(QStringLiteral("apply"));
     buttons->addWidget(m_revert);
     buttons->addWidget(m_apply);
@@ -168,6 +178,9 @@ SettingsPage::SettingsPage(BrokerClient &client, QWidget *parent) : QWidget(pare
     connect(m_fsync, &QComboBox::currentIndexChanged, this, &SettingsPage::updateState);
     connect(m_journal, &QCheckBox::toggled, this, &SettingsPage::updateState);
     connect(m_rateLimit, &QCheckBox::toggled, this, &SettingsPage::updateState);
+    connect(m_tls, &TlsSettingsForm::edited, this, &SettingsPage::updateState);
+    connect(m_tls, &TlsSettingsForm::reloadRequested, this,
+            [this] { Q_EMIT tlsReloadRequested({}, {tr("the same files read again")}); });
     updateState();
 }
 
@@ -176,6 +189,7 @@ void SettingsPage::showConfig(const BrokerConfig &config, const QString &configF
     m_config = config;
     m_file->setText(tr("Saved in %1").arg(configFile));
     m_file->setToolTip(configFile);
+    m_tls->setConfigFile(configFile);
     showForm(config);
 }
 
@@ -183,6 +197,7 @@ void SettingsPage::showForm(const BrokerConfig &config)
 {
     m_bind->setText(config.api.bind);
     m_port->setValue(config.api.port);
+    m_tls->showOptions(config.api.tls);
     m_backend->setCurrentIndex(qMax(0, m_backend->findData(storageBackendName(config.storage.backend))));
     m_redisHost->setText(config.storage.redis.host);
     m_redisPort->setValue(config.storage.redis.port);
@@ -207,6 +222,7 @@ BrokerConfig SettingsPage::edited() const
     BrokerConfig config = m_config;
     config.api.bind = m_bind->text().trimmed();
     config.api.port = m_port->value();
+    m_tls->edit(config.api.tls);
     config.storage.backend = m_backend->currentData().toString() == QLatin1StringView("redis") ? StorageBackend::Redis
                                                                                                : StorageBackend::Memory;
     config.storage.redis.host = m_redisHost->text().trimmed();
@@ -239,6 +255,11 @@ QList<ConfigChange> SettingsPage::changes() const
     };
     compare("api.bind", now.api.bind, before.api.bind);
     compare("api.port", now.api.port, before.api.port);
+    compare("api.tls.enabled", now.api.tls.enabled, before.api.tls.enabled);
+    compare("api.tls.cert_file", now.api.tls.certFile, before.api.tls.certFile);
+    compare("api.tls.key_file", now.api.tls.keyFile, before.api.tls.keyFile);
+    compare("api.tls.client_ca_file", now.api.tls.clientCaFile, before.api.tls.clientCaFile);
+    compare("api.tls.min_version", now.api.tls.minVersion, before.api.tls.minVersion);
     compare("storage.backend", storageBackendName(now.storage.backend), storageBackendName(before.storage.backend));
     compare("storage.redis.host", now.storage.redis.host, before.storage.redis.host);
     compare("storage.redis.port", now.storage.redis.port, before.storage.redis.port);
@@ -264,6 +285,12 @@ QStringList SettingsPage::describeChanges() const
     };
     line(tr("bind address"), m_config.api.bind, m_bind->text().trimmed());
     line(tr("port"), QString::number(m_config.api.port), QString::number(m_port->value()));
+    const BrokerConfig now = edited();
+    line(tr("HTTPS"), onOff(m_config.api.tls.enabled), onOff(now.api.tls.enabled));
+    line(tr("certificate"), m_config.api.tls.certFile, now.api.tls.certFile);
+    line(tr("key"), m_config.api.tls.keyFile, now.api.tls.keyFile);
+    line(tr("client CA"), m_config.api.tls.clientCaFile, now.api.tls.clientCaFile);
+    line(tr("lowest TLS version"), m_config.api.tls.minVersion, now.api.tls.minVersion);
     line(tr("storage"), storageBackendName(m_config.storage.backend), m_backend->currentData().toString());
     line(tr("Redis"), QStringLiteral("%1:%2/%3").arg(m_config.storage.redis.host).arg(m_config.storage.redis.port).arg(m_config.storage.redis.database),
          QStringLiteral("%1:%2/%3").arg(m_redisHost->text().trimmed()).arg(m_redisPort->value()).arg(m_redisDatabase->value()));
@@ -327,6 +354,21 @@ void SettingsPage::showApplyError(const QString &message)
     offerFixes(0);
 }
 
+void SettingsPage::showTlsReloaded(const BrokerConfig &config)
+{
+    m_banner->clear();
+    showConfig(config, m_file->toolTip());
+}
+
+void SettingsPage::showTlsReloadFailure(const QString &message)
+{
+    m_banner->showProblem(tr("<b>The new certificate was not loaded:</b> %1<br>The broker goes on serving the previous "
+                             "one, and the file says so again. The form still shows what you tried.")
+                              .arg(message.toHtmlEscaped()));
+    QPushButton *retry = m_banner->addAction(tr("Retry"), [this] { Q_EMIT tlsReloadRequested(changes(), describeChanges()); });
+    retry->setObjectName(QStringLiteral("retry"));
+}
+
 void SettingsPage::offerFixes(int freePort)
 {
     if (freePort > 0) {
@@ -360,6 +402,10 @@ void SettingsPage::apply()
     const QList<ConfigChange> changed = changes();
     const QStringList lines = describeChanges();
     const BrokerConfig next = edited();
+    if (reloadsTlsOnly()) {
+        Q_EMIT tlsReloadRequested(changed, lines);
+        return;
+    }
     const bool toRedis = m_config.storage.backend == StorageBackend::Memory && next.storage.backend == StorageBackend::Redis;
     if (!toRedis) {
         Q_EMIT applyRequested(changed, lines);
@@ -375,19 +421,18 @@ void SettingsPage::apply()
                   [this, changed, lines] { Q_EMIT applyRequested(changed, lines); });
 }
 
+bool SettingsPage::reloadsTlsOnly() const
+{
+    return m_client.state() == BrokerClient::State::Running && BrokerClient::reloadsWithoutRestart(changes(), m_config);
+}
+
 void SettingsPage::testRedisConnection()
 {
+    // The form's address, password and database with the file's ACL user and TLS settings.
     const BrokerConfig config = edited();
-    Redis::ConnectionOptions options;
-    options.host = config.storage.redis.host;
-    options.port = config.storage.redis.port;
-    options.password = config.storage.redis.password;
-    options.database = config.storage.redis.database;
-    options.connectTimeoutMs = config.storage.redis.connectTimeoutMs;
-    options.commandTimeoutMs = config.storage.redis.commandTimeoutMs;
     m_testRedis->setEnabled(false);
-    m_redisResult->setText(tr("Connecting to %1:%2…").arg(options.host).arg(options.port));
-    whenFinished(m_client.testRedis(options), this, [this](const Result<QString> &answer) {
+    m_redisResult->setText(tr("Connecting to %1:%2…").arg(config.storage.redis.host).arg(config.storage.redis.port));
+    whenFinished(m_client.testRedis(config, m_file->toolTip()), this, [this](const Result<QString> &answer) {
         m_testRedis->setEnabled(true);
         m_redisResult->setText(answer ? tr("OK: %1").arg(*answer) : tr("Failed: %1").arg(answer.error().message));
     });
@@ -410,10 +455,23 @@ void SettingsPage::updateState()
         problem = tr("Redis needs a host name or address");
     else if (m_maxMessage->value() > m_maxBody->value())
         problem = tr("One message cannot be larger than a whole request body");
+    else
+        problem = m_tls->problem();
     m_problem->setText(problem);
-    const bool changed = !changes().isEmpty();
-    m_apply->setEnabled(problem.isEmpty() && changed);
-    m_revert->setEnabled(changed);
+    const bool loopback = bind == QLatin1StringView("localhost") || QHostAddress(bind).isLoopback();
+    m_plaintextWarning->setVisible(!loopback && !QHostAddress(bind).isNull() && !m_tls->servesHttps());
+    const QList<ConfigChange> changed = changes();
+    const bool tlsEdited = std::any_of(changed.begin(), changed.end(), [](const ConfigChange &change) {
+        return change.first.startsWith(QLatin1StringView("api.tls."));
+    });
+    m_tls->setReloadable(m_client.state() == BrokerClient::State::Running && m_config.api.tls.enabled && !tlsEdited);
+    const bool reload = reloadsTlsOnly();
+    m_apply->setText(reload ? tr("Apply (reload the certificate)") : tr("Apply and restart broker"));
+    m_apply->setToolTip(reload ? tr("Write the changes to the configuration file and serve the new certificate to new "
+                                    "connections; open connections and queues are not touched")
+                               : tr("Write the changes to the configuration file and restart the broker with them"));
+    m_apply->setEnabled(problem.isEmpty() && !changed.isEmpty());
+    m_revert->setEnabled(!changed.isEmpty());
 }
 
 } // namespace Broker::Ui

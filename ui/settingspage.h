@@ -18,6 +18,7 @@ class QSpinBox;
 namespace Broker::Ui {
 
 class ProblemBanner;
+class TlsSettingsForm;
 
 // What an admin changes most: where the API listens, the storage backend (memory with its journal,
 // or a Redis server), and the limits. The form starts from the settings in force (the file, the
@@ -26,6 +27,8 @@ class ProblemBanner;
 // the config file and restarts the broker. When a start fails, a banner says why and what runs
 // instead, the form keeps what was tried, and Retry (or "Use port …" for a taken port) is one
 // click. "Test connection" asks the broker's thread to reach the Redis server in the form.
+// While the API serves HTTPS, an Apply that changes only its certificate, key, client CA or
+// lowest version reloads them (tlsReloadRequested) instead of restarting: connections stay.
 class SettingsPage : public QWidget
 {
     Q_OBJECT
@@ -40,6 +43,10 @@ public:
     void showApplyFailure(const Broker::ApplyReport &report, const Broker::BrokerConfig &tried);
     // An Apply that could not even write the file.
     void showApplyError(const QString &message);
+    // A certificate reload that worked: `config` is in force now.
+    void showTlsReloaded(const Broker::BrokerConfig &config);
+    // A certificate reload that failed: the old certificate is still served and the file says so again.
+    void showTlsReloadFailure(const QString &message);
     // The settings as the form has them now (the password in force when the field is empty).
     BrokerConfig edited() const;
     // Settings that differ from those in force.
@@ -53,12 +60,15 @@ public:
 
 Q_SIGNALS:
     void applyRequested(const QList<Broker::ConfigChange> &changes, const QStringList &descriptions);
+    void tlsReloadRequested(const QList<Broker::ConfigChange> &changes, const QStringList &descriptions);
 
 private:
     void showForm(const BrokerConfig &config);
     void showPortSource();
     void offerFixes(int freePort);
     void updateState();
+    // Whether Apply reloads the certificate rather than restarting the broker.
+    bool reloadsTlsOnly() const;
 
     BrokerClient &m_client;
     BrokerConfig m_config;
@@ -71,6 +81,8 @@ private:
     QLabel *m_file;
     QLineEdit *m_bind;
     QSpinBox *m_port;
+    QLabel *m_plaintextWarning;
+    TlsSettingsForm *m_tls;
     QComboBox *m_backend;
     QLineEdit *m_redisHost;
     QSpinBox *m_redisPort;

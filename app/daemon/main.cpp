@@ -27,7 +27,8 @@ int makeCertificate(const Broker::CertificateRequest &request)
 {
     const Broker::Result<Broker::MadeCertificate> made = Broker::CertificateMaker::make(request);
     if (!made) {
-        std::fprintf(stderr, "brokerd: %s\n", qPrintable(made.error().message));
+        const bool exists = made.error().code == Broker::ErrorCode::Conflict;
+        std::fprintf(stderr, "brokerd: %s%s\n", qPrintable(made.error().message), exists ? " (--force replaces it)" : "");
         return made.error().code == Broker::ErrorCode::InvalidArgument ? UsageError : Failure;
     }
     std::printf("CA certificate (clients trust it: brokerctl --cacert, curl --cacert): %s\n"

@@ -2,11 +2,18 @@
 #include "brokerclient.h"
 
 #include "desktopconfig.h"
+#include "hostoptions.h"
 #include "hostworker.h"
 
 #include "engine/messagebroker.h"
 #include "redis/redisconnection.h"
+#include "rest/restserver.h"
+#include "rest/tlsidentity.h"
+#include "security/certificatemaker.h"
 #include "security/userdirectory.h"
+#include "storage/redisstore.h"
+
+#include <algorithm>
 
 namespace Broker {
 
@@ -155,11 +162,75 @@ QFuture<void> BrokerClient::stop()
     return future;
 }
 
-QFuture<Result<QString>> BrokerClient::testRedis(const Redis::ConnectionOptions &options)
+bool BrokerClient::reloadsWithoutRestart(const QList<ConfigChange> &changes, const BrokerConfig &inForce)
+{
+    if (!inForce.api.tls.enabled || changes.isEmpty())
+        return false;
+    static const QStringList reloadable = {QStringLiteral("api.tls.cert_file"), QStringLiteral("api.tls.key_file"),
+                                           QStringLiteral("api.tls.client_ca_file"), QStringLiteral("api.tls.min_version")};
+    return std::all_of(changes.begin(), changes.end(),
+                       [](const ConfigChange &change) { return reloadable.contains(change.first); });
+}
+
+QFuture<Result<TlsReloadReport>> BrokerClient::reloadTls(const QString &configFile, const QList<ConfigChange> &changes)
+{
+    auto promise = std::make_shared<QPromise<Result<TlsReloadReport>>>();
+    promise->start();
+    QFuture<Result<TlsReloadReport>> future = promise->future();
+    QMetaObject::invokeMethod(m_context, [this, configFile, changes, promise] {
+        BrokerHost &host = m_worker->host();
+        if (!host.isRunning()) {
+            fulfil(*promise, Result<TlsReloadReport>(notRunning()));
+            return;
+        }
+        const std::optional<QByteArray> previousFile = readFileIfAny(configFile);
+        if (!changes.isEmpty()) {
+            if (const Result<void> written = writeDesktopConfig(configFile, changes); !written) {
+                fulfil(*promise, Result<TlsReloadReport>(written.error()));
+                return;
+            }
+        }
+        if (const Result<void> reloaded = host.reloadTls(); !reloaded) {
+            // The file says what is served: the change that did not load goes out of it again.
+            Error error = reloaded.error();
+            if (const Result<void> restored = restoreFile(configFile, previousFile); !restored)
+                error.message += QStringLiteral("; the file could not be put back: %1").arg(restored.error().message);
+            fulfil(*promise, Result<TlsReloadReport>(std::move(error)));
+            return;
+        }
+        const std::shared_ptr<const Rest::TlsIdentity> identity = host.restServer()->tlsIdentity();
+        TlsReloadReport report;
+        report.config = host.config();
+        report.subject = identity->subject;
+        report.fingerprint = identity->sha256Fingerprint;
+        report.notAfter = identity->notAfter;
+        fulfil(*promise, Result<TlsReloadReport>(std::move(report)));
+    }, Qt::QueuedConnection);
+    return future;
+}
+
+QFuture<Result<MadeCertificate>> BrokerClient::makeCertificate(const CertificateRequest &request)
+{
+    auto promise = std::make_shared<QPromise<Result<MadeCertificate>>>();
+    promise->start();
+    QFuture<Result<MadeCertificate>> future = promise->future();
+    // Key generation and file writes stay out of the GUI's thread.
+    QMetaObject::invokeMethod(m_context, [request, promise] { fulfil(*promise, CertificateMaker::make(request)); },
+                              Qt::QueuedConnection);
+    return future;
+}
+
+QStringList BrokerClient::defaultCertificateHosts()
+{
+    return CertificateMaker::defaultHosts();
+}
+
+QFuture<Result<QString>> BrokerClient::testRedis(const BrokerConfig &config, const QString &configFile)
 {
     auto promise = std::make_shared<QPromise<Result<QString>>>();
     promise->start();
     QFuture<Result<QString>> future = promise->future();
+    const Redis::ConnectionOptions options = HostOptions::redisStore(config, HostOptions::configFolder(configFile)).connection;
     QMetaObject::invokeMethod(m_context, [this, options, promise] {
         // The connection's own deadlines (connect, AUTH/SELECT, command) bound the test.
         auto *connection = new Redis::RedisConnection(options, m_context);

@@ -4,6 +4,7 @@
 #include "hostreport.h"
 
 #include "core/brokersnapshot.h"
+#include "core/certificaterequest.h"
 #include "core/browsequery.h"
 #include "core/configchange.h"
 #include "core/definitionsimport.h"
@@ -12,7 +13,6 @@
 #include "core/messageaction.h"
 #include "core/queueconfigchange.h"
 #include "core/queueinfo.h"
-#include "core/redisoptions.h"
 #include "core/result.h"
 
 #include <QFuture>
@@ -60,10 +60,26 @@ public:
     // broker down when it was up.
     QFuture<Result<ApplyReport>> applySettings(const HostSettings &settings, const QList<ConfigChange> &changes);
 
-    // Connects to the Redis server of `options` in the worker thread (AUTH and SELECT as a store
-    // would) and asks for its version: "Redis 7.0.15 at host:port", or why not (refused, timed
-    // out, wrong password). Works whether or not the broker runs; nothing is changed.
-    QFuture<Result<QString>> testRedis(const Redis::ConnectionOptions &options);
+    // Writes `changes` (only api.tls's files and min_version: reloadsWithoutRestart()) into the
+    // configuration file and serves the certificate they name to the connections accepted from
+    // now on, without a restart: open connections, long polls and leases go on. When the new
+    // certificate or key does not load, the file is put back, the old certificate stays served,
+    // and the error says why. No changes: the files in force are read again (renewed in place).
+    QFuture<Result<TlsReloadReport>> reloadTls(const QString &configFile, const QList<ConfigChange> &changes);
+    // Whether `changes` can be applied by reloadTls() while the API runs with `inForce`.
+    static bool reloadsWithoutRestart(const QList<ConfigChange> &changes, const BrokerConfig &inForce);
+
+    // Makes a self-signed certificate and key (`brokerd --make-cert`'s) in the worker thread.
+    QFuture<Result<MadeCertificate>> makeCertificate(const CertificateRequest &request);
+    // The names a certificate made without any is for: localhost, 127.0.0.1, ::1, this machine's name.
+    static QStringList defaultCertificateHosts();
+
+    // Connects to the Redis server that `config` names (storage.redis: AUTH with the ACL user,
+    // SELECT, TLS with its files taken from `configFile`'s folder, as the store would) in the worker
+    // thread and asks for its version: "Redis 7.0.15 at host:port", or why not (refused, timed
+    // out, wrong password, certificate not trusted). Works whether or not the broker runs;
+    // nothing is changed.
+    QFuture<Result<QString>> testRedis(const BrokerConfig &config, const QString &configFile);
 
     QFuture<Result<QueueInfo>> createQueue(const QString &name, const QueueConfig &config);
     // Changes the options `change` names; a snapshot follows at once (queueUpdated).

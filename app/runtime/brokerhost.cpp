@@ -27,16 +27,6 @@
 
 namespace Broker {
 
-namespace {
-
-// Where the files the configuration names start: its own folder, or the current one without a file.
-QString configFolder(const HostSettings &settings)
-{
-    return settings.configFile.isEmpty() ? QDir::currentPath() : QFileInfo(settings.configFile).absolutePath();
-}
-
-} // namespace
-
 BrokerHost::BrokerHost(QObject *parent)
     : QObject(parent), m_policy(std::make_unique<AccessPolicy>()), m_types(std::make_unique<QueueTypeRegistry>())
 {
@@ -45,7 +35,7 @@ BrokerHost::BrokerHost(QObject *parent)
 Result<std::unique_ptr<QueueStore>> BrokerHost::openRedisStore(const BrokerConfig &config, const QString &usersPath)
 {
     const BrokerConfig::Redis &redis = config.storage.redis;
-    const QString configDir = configFolder(m_settings);
+    const QString configDir = HostOptions::configFolder(m_settings.configFile);
     const RedisStoreOptions options = HostOptions::redisStore(config, configDir);
     // Every connect reads the TLS files again; reading them once now makes unusable ones stop
     // the start with the option named, instead of a broker that keeps failing to reconnect.
@@ -179,7 +169,7 @@ Result<void> BrokerHost::start(const HostSettings &settings)
     if (const Result<void> env = ConfigLoader::applyEnvironment(m_config, QProcessEnvironment::systemEnvironment()); !env)
         return env;
     LogOutput::setLevel(m_config.core.logLevel);
-    const QString configDir = configFolder(settings);
+    const QString configDir = HostOptions::configFolder(settings.configFile);
     if (const Result<void> logFile = LogOutput::setFile(
             m_config.errors.logToFile ? QDir(configDir).absoluteFilePath(m_config.errors.logFile) : QString(),
             m_config.errors.maxLogBytes);
@@ -333,7 +323,7 @@ Result<void> BrokerHost::reloadTls()
     }
     if (const Result<void> env = ConfigLoader::applyEnvironment(config, QProcessEnvironment::systemEnvironment()); !env)
         return env;
-    const QString configDir = configFolder(m_settings);
+    const QString configDir = HostOptions::configFolder(m_settings.configFile);
     const Rest::TlsOptions options = HostOptions::tls(config, configDir);
     const Result<void> reloaded = m_rest->reloadTls(options);
     if (!reloaded) {

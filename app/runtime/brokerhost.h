@@ -90,8 +90,8 @@ public:
     QString apiUrl() const;
     // Reads api.tls from the configuration file (and environment) again and serves the new
     // certificate and key to the connections accepted from now on, keeping the open ones (brokerd's
-    // SIGHUP). Nothing else of the file is
-    // applied. On failure the old certificate stays and the error says why (it is also recorded).
+    // SIGHUP, the desktop's Apply of new TLS files). Nothing else of the file is applied. On
+    // failure the old certificate stays and the error says why (it is also recorded).
     Result<void> reloadTls();
 
 Q_SIGNALS:

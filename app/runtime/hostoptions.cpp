@@ -12,6 +12,11 @@
 
 namespace Broker::HostOptions {
 
+QString configFolder(const QString &configFile)
+{
+    return configFile.isEmpty() ? QDir::currentPath() : QFileInfo(configFile).absolutePath();
+}
+
 EngineOptions engine(const BrokerConfig &config)
 {
     EngineOptions options;

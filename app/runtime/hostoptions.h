@@ -22,6 +22,9 @@ struct ExecProcessorOptions;
 
 namespace Broker::HostOptions {
 
+// The folder that relative file names of `configFile` start at: its own (the current folder
+// when there is no file).
+QString configFolder(const QString &configFile);
 EngineOptions engine(const BrokerConfig &config);
 // api.tls's file names are taken relative to `configDir` (empty: the current folder).
 Rest::RestOptions rest(const BrokerConfig &config, const QString &configDir = {});

@@ -8,6 +8,7 @@
 #include "core/queueconfig.h"
 #include "core/user.h"
 
+#include <QDateTime>
 #include <QList>
 #include <QMetaType>
 #include <QString>
@@ -54,6 +55,15 @@ struct ApplyReport
     bool rolledBack = false;
     StartReport restored;         // meaningful when rolledBack
     QString restoreError;         // the file could not be put back (then restored tells how the restart went)
+};
+
+// What reloading the API's certificate without a restart came to.
+struct TlsReloadReport
+{
+    BrokerConfig config;          // the settings in force afterwards (the file's api.tls applied)
+    QString subject;              // the new certificate's common name (or first alternative name)
+    QString fingerprint;          // its SHA-256, "AA:BB:…"
+    QDateTime notAfter;           // its expiry (UTC)
 };
 
 // The parts of a host's state that change rarely; sent when they change.

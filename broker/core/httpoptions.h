@@ -36,7 +36,7 @@ struct GuardOptions
 };
 
 // HTTPS for the API (api.tls). The files are PEM; they are read at start and on reload (brokerd's
-// SIGHUP), and a reload that fails keeps what was served before.
+// SIGHUP, the desktop's Apply), and a reload that fails keeps what was served before.
 struct TlsOptions
 {
     bool enabled = false;

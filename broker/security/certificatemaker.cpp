@@ -185,7 +185,7 @@ Result<MadeCertificate> CertificateMaker::make(const CertificateRequest &request
     if (!request.force) {
         for (const QString &path : {made.caFile, made.certFile, made.keyFile}) {
             if (QFileInfo::exists(path))
-                return Error(ErrorCode::Conflict, QStringLiteral("%1 exists already (--force replaces it)").arg(path));
+                return Error(ErrorCode::Conflict, QStringLiteral("%1 exists already").arg(path));
         }
     }
     if (!QFileInfo(directory).isDir()) {

@@ -1,31 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/certificaterequest.h"
 #include "core/result.h"
 
 #include <QString>
 #include <QStringList>
 
 namespace Broker {
-
-// What `brokerd --make-cert` asks for.
-struct CertificateRequest
-{
-    QString directory;      // created with mode 0700 when missing
-    QStringList hosts;      // DNS names or IP addresses for the server certificate; empty: defaultHosts()
-    bool force = false;     // replace ca.crt, server.crt and server.key when they exist
-    int validityDays = 825; // the longest that Apple's and browsers' rules accept for a server certificate
-};
-
-// What was written.
-struct MadeCertificate
-{
-    QString caFile;         // DIR/ca.crt: what clients trust (brokerctl --cacert, curl --cacert)
-    QString certFile;       // DIR/server.crt: the server certificate followed by ca.crt
-    QString keyFile;        // DIR/server.key: the server's private key, PKCS#8 PEM, mode 0600
-    QString fingerprint;    // SHA-256 of the server certificate, "AA:BB:..."
-    QStringList hosts;      // the subject alternative names, in the order given
-};
 
 // A self-signed certificate for a LAN or a test, the way mkcert makes one: a one-off CA
 // (EC P-256, CA:TRUE, keyCertSign) signs a server certificate (EC P-256, CA:FALSE, serverAuth,

@@ -115,7 +115,6 @@ private Q_SLOTS:
         const auto again = CertificateMaker::make({QFileInfo(m_made.keyFile).absolutePath(), {}});
         QVERIFY(!again);
         QVERIFY(again.error().message.contains("exists already"));
-        QVERIFY(again.error().message.contains("--force"));
         QCOMPARE(QSslCertificate::fromPath(m_made.certFile).first().digest(QCryptographicHash::Sha256).toHex(':').toUpper(),
                  m_made.fingerprint.toLatin1()); // untouched
     }

@@ -7,6 +7,8 @@
 #include "ui/mainwindow.h"
 #include "ui/settingspage.h"
 
+#include "settingsdesk.h"
+
 #include "../support/redisserver.h"
 
 #include <QCheckBox>
@@ -28,52 +30,9 @@
 
 using namespace Broker;
 using namespace Broker::Ui;
+using Broker::Testing::Desk;
+using Broker::Testing::configOnPort;
 
-namespace {
-
-// A desktop app on a config file of its own: the window, its broker, and a REST client.
-struct Desk
-{
-    QTemporaryDir dir;
-    HostSettings settings;
-    std::unique_ptr<BrokerClient> client;
-    std::unique_ptr<MainWindow> window;
-
-    explicit Desk(const QByteArray &config, int commandLinePort = -1)
-    {
-        QFile file(dir.filePath("message_broker.yaml"));
-        if (file.open(QIODevice::WriteOnly))
-            file.write(config);
-        file.close();
-        settings.configFile = dir.filePath("message_broker.yaml");
-        settings.createUsersFile = true;
-        settings.portOverride = commandLinePort;
-        client = std::make_unique<BrokerClient>(100);
-        window = std::make_unique<MainWindow>(*client, settings);
-        window->show();
-        window->startBroker();
-    }
-    ~Desk()
-    {
-        window.reset();
-        client.reset();
-    }
-    SettingsPage *page() const { return window->settingsPage(); }
-    QByteArray file(const QString &name) const
-    {
-        QFile in(dir.filePath(name));
-        return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
-    }
-    QPushButton *button(const QString &name) const { return page()->findChild<QPushButton *>(name); }
-    bool running() const { return client->state() == BrokerClient::State::Running; }
-};
-
-QByteArray configOnPort(int port)
-{
-    return QStringLiteral("api: {bind: 127.0.0.1, port: %1}\n").arg(port).toUtf8();
-}
-
-} // namespace
 
 class TestSettingsPage : public QObject
 {
