@@ -5,11 +5,14 @@
 # carry what wrk sends (Host, the scenario's headers, Content-Length) and nothing more, so the
 # servers compared read the same heads.
 #   request_loop.py PORT SCENARIO COUNT [KEY] [QUEUE]
+# With REQUEST_LOOP_CAFILE set, the connection is HTTPS, verified against that CA file.
 # Scenarios (brokerd): health, publish, consume, leaseack (a lease and its ack: two requests),
 # batch (100 messages), fill (publishes COUNT messages for consume/leaseack to take).
 # Peers: nginx (GET /), webdis_lpush, webdis_rpop, hello (GET /hello of bench/hello_httpserver).
 import json
+import os
 import socket
+import ssl
 import sys
 
 PREFIX = '{"message":{"order":12345,"note":"'
@@ -23,6 +26,10 @@ class Connection:
     def __init__(self, port, key):
         self.socket = socket.create_connection(("127.0.0.1", port))
         self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        cafile = os.environ.get("REQUEST_LOOP_CAFILE")
+        if cafile:
+            context = ssl.create_default_context(cafile=cafile)
+            self.socket = context.wrap_socket(self.socket, server_hostname="127.0.0.1")
         self.host = b"127.0.0.1:%d" % port
         self.key = key.encode()
         self.buffer = b""

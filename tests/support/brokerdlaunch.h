@@ -14,7 +14,7 @@ namespace Broker::Test {
 inline QString waitUntilListening(QProcess &brokerd, QByteArray &log, int timeoutMs = 20'000)
 {
     // The port counts only once the line has gone on past it: a read may end within it.
-    static const QRegularExpression listening(QStringLiteral("listening on (http://127\\.0\\.0\\.1:\\d+)\\D"));
+    static const QRegularExpression listening(QStringLiteral("listening on (https?://127\\.0\\.0\\.1:\\d+)\\D"));
     QString base;
     (void)QTest::qWaitFor([&] { // the result is in `base`
         log += brokerd.readAllStandardError();
