@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Builds with warnings as errors and runs the whole test suite with CTest, twice: a release build,
-# then a debug build under AddressSanitizer and UndefinedBehaviorSanitizer (skip it with
-# SANITIZE=0). The release tree is first configured headless (BROKER_BUILD_UI=OFF) to build and
-# test brokerd and brokerctl without Qt Widgets, then turned to the full build: nothing in the
-# headless part depends on that option, so only the desktop's files are compiled the second time.
+# Builds with warnings as errors and runs the whole test suite with CTest in a release build, then
+# everything but the desktop's widgets in a debug build under AddressSanitizer and
+# UndefinedBehaviorSanitizer (skip it with SANITIZE=0). The release tree is first configured
+# headless (BROKER_BUILD_UI=OFF) to build and test brokerd and brokerctl without Qt Widgets, then
+# turned to the full build: nothing in the headless part depends on that option, so only the
+# desktop's files are compiled the second time.
 # Both builds carry line tables only (-g1; DEBUG_INFO=-g for full debug information): sanitizer
 # reports and backtraces keep their file:line, and files compile about a third faster than with -g.
 # BUILD_DIR (default build-tests) and JOBS (default 2) may be set from outside. With npm present, the
@@ -36,9 +37,11 @@ cmake -S . -B "$build_dir" -DBROKER_BUILD_UI=ON
 cmake --build "$build_dir" -j"$jobs"
 ctest --test-dir "$build_dir" --output-on-failure -j"$jobs"
 
+# Sanitized: the broker, its programs and their tests (REST, guard, storage, faults, daemon). The
+# desktop's widgets are left out here: they are a fifth of the compile and run in the release tree.
 if [ "${SANITIZE:-1}" != 0 ]; then
     cmake -S . -B "$build_dir-asan" -DCMAKE_BUILD_TYPE=Debug -DBROKER_WERROR=ON -DBROKER_SANITIZE=ON \
-        -DBROKER_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_FLAGS_DEBUG="$debug_info" -DCMAKE_C_FLAGS_DEBUG="$debug_info"
+        -DBROKER_BUILD_UI=OFF -DBROKER_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_FLAGS_DEBUG="$debug_info" -DCMAKE_C_FLAGS_DEBUG="$debug_info"
     cmake --build "$build_dir-asan" -j"$jobs"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         LSAN_OPTIONS="suppressions=$(pwd)/tools/lsan-suppressions.txt:print_suppressions=0" \
