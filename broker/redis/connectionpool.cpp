@@ -87,8 +87,9 @@ RedisConnection *ConnectionPool::pick(quint32 routingKey) const
     return nullptr;
 }
 
-void ConnectionPool::command(const QByteArrayList &args, CommandCallback done, quint32 routingKey, int timeoutMs)
+void ConnectionPool::command(const QByteArrayList &args, CommandCallback done, QByteArrayView key, int timeoutMs)
 {
+    const quint32 routingKey = key.isEmpty() ? quint32(m_random()) : quint32(qHash(key));
     if (RedisConnection *connection = pick(routingKey); connection && m_waiting.empty()) {
         connection->command(args, std::move(done), timeoutMs);
         return;

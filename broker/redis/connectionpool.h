@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "redisconnection.h"
+#include "redisclient.h"
 
 #include "resilience/retrypolicy.h"
 
@@ -22,11 +22,11 @@ struct PoolOptions : PoolLimits
     RetryPolicy reconnect{100, 2.0, 1'000, 0};
 };
 
-// A fixed set of pipelined connections. A command goes to a ready connection chosen by its
-// routing key (commands with the same key share a connection while it stays up, so one queue's
-// commands run in the order they were sent); while none is ready it waits up to the wait timeout.
-// Lost connections are reopened in the background with backoff and jitter.
-class ConnectionPool final : public QObject
+// A fixed set of pipelined connections to one server. A command goes to a ready connection
+// chosen by a hash of its key (commands with the same key share a connection while it stays up,
+// so one queue's commands run in the order they were sent); while none is ready it waits up to
+// the wait timeout. Lost connections are reopened in the background with backoff and jitter.
+class ConnectionPool final : public QObject, public RedisClient
 {
     Q_OBJECT
 
@@ -34,19 +34,17 @@ public:
     ConnectionPool(ConnectionOptions connection, PoolOptions options, QObject *parent = nullptr);
     ~ConnectionPool() override;
 
-    void start();
-    // Closes every connection; waiting commands fail with Unavailable.
-    void stop();
+    void start() override;
+    void stop() override;
+    void command(const QByteArrayList &args, CommandCallback done, QByteArrayView key = {},
+                 int timeoutMs = 0) override;
 
-    void command(const QByteArrayList &args, CommandCallback done, quint32 routingKey = 0, int timeoutMs = 0);
-
-    int size() const { return int(m_connections.size()); }
-    int readyCount() const;
+    int size() const override { return int(m_connections.size()); }
+    int readyCount() const override;
     int waitingCommands() const { return int(m_waiting.size()); }
-    // Commands sent or waiting for a connection whose outcome is not known yet.
-    int commandsInFlight() const;
-    qint64 reconnects() const { return m_reconnects; }
-    QString lastError() const { return m_lastError; } // why a connection was last lost; safe to show
+    int commandsInFlight() const override;
+    qint64 reconnects() const override { return m_reconnects; }
+    QString lastError() const override { return m_lastError; }
     const ConnectionOptions &connectionOptions() const { return m_connection; }
 
 Q_SIGNALS:

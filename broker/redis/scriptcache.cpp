@@ -18,25 +18,25 @@ Script Script::fromFile(const QString &path)
 }
 
 void ScriptRunner::run(const Script &script, const QByteArrayList &keys, const QByteArrayList &args,
-                       CommandCallback done, quint32 routingKey)
+                       CommandCallback done)
 {
+    const QByteArray key = keys.value(0);
     QByteArrayList tail;
     tail.reserve(1 + keys.size() + args.size());
     tail << QByteArray::number(keys.size()) << keys << args;
     const QByteArrayList evalsha = QByteArrayList{QByteArrayLiteral("EVALSHA"), script.sha1} + tail;
     // The source is captured by value so that a reload works however long the reply takes.
-    m_pool.command(
+    m_client.command(
         evalsha,
-        [this, source = script.source, tail = std::move(tail), done = std::move(done),
-         routingKey](CommandResult result) mutable {
+        [this, source = script.source, tail = std::move(tail), done = std::move(done), key](CommandResult result) mutable {
             if (!result || result->errorCode() != "NOSCRIPT") {
                 done(std::move(result));
                 return;
             }
             ++m_reloads;
-            m_pool.command(QByteArrayList{QByteArrayLiteral("EVAL"), source} + tail, std::move(done), routingKey);
+            m_client.command(QByteArrayList{QByteArrayLiteral("EVAL"), source} + tail, std::move(done), key);
         },
-        routingKey);
+        key);
 }
 
 } // namespace Broker::Redis

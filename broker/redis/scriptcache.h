@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "connectionpool.h"
+#include "redisclient.h"
 
 #include <QByteArray>
 #include <QString>
@@ -25,16 +25,17 @@ struct Script
 class ScriptRunner
 {
 public:
-    explicit ScriptRunner(ConnectionPool &pool) : m_pool(pool) {}
+    explicit ScriptRunner(RedisClient &client) : m_client(client) {}
 
-    // All keys of one call should share a hash tag (Redis Cluster runs a script in one slot).
-    void run(const Script &script, const QByteArrayList &keys, const QByteArrayList &args, CommandCallback done,
-             quint32 routingKey = 0);
+    // All keys of one call must share a hash tag (Redis Cluster runs a script in one slot); the
+    // first one routes the call. The reload goes where the call went, so on a cluster each node
+    // loads the scripts it is asked to run.
+    void run(const Script &script, const QByteArrayList &keys, const QByteArrayList &args, CommandCallback done);
 
     qint64 reloads() const { return m_reloads; } // NOSCRIPT replies answered by EVAL
 
 private:
-    ConnectionPool &m_pool;
+    RedisClient &m_client;
     qint64 m_reloads = 0;
 };
 

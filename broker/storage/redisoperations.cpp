@@ -24,10 +24,12 @@ using Retry = ResilientScriptRunner::Retry;
 
 RedisOperations::RedisOperations(ResilientScriptRunner &runner, const QueueTypeCatalog &types, const Clock &clock,
                                  NodeIdGenerator &ids, KnownQueues &known, RedisEventRelay &events,
-                                 QByteArray keyPrefix, int maintenanceBatch)
+                                 QByteArray keyPrefix, int maintenanceBatch, bool cluster)
     : m_runner(runner), m_types(types), m_clock(clock), m_ids(ids), m_known(known), m_events(events),
       m_prefix(std::move(keyPrefix)), m_maintenanceBatch(maintenanceBatch)
 {
+    if (cluster)
+        m_cluster.emplace(m_runner, m_script, m_clock, m_prefix);
 }
 
 QByteArray RedisOperations::key(const QString &queue, const char *part) const
@@ -38,15 +40,17 @@ QByteArray RedisOperations::key(const QString &queue, const char *part) const
 void RedisOperations::run(const Script &script, const QString &queue, QByteArrayList args, Retry retry,
                           ScriptDone done, const QString &user)
 {
+    // On one server every script may keep the registry (a dead-letter queue made on the way is
+    // enrolled in the same step); on a cluster it is in another slot, kept apart.
     QByteArrayList keys{key(queue, "meta")};
-    if (&script == &m_script.create || &script == &m_script.remove || &script == &m_script.drain)
+    if (!m_cluster)
         keys.append(m_prefix + "queues");
     args.prepend(QByteArray::number(m_clock.nowMs()));
     args.prepend(queue.toUtf8());
     args.prepend(m_prefix);
-    // One queue's calls share a connection, so that they run in the order they were made.
-    const quint32 routing = quint32(qHash(queue));
-    m_runner.run(script, keys, args, retry, routing, [this, queue, user, done = std::move(done)](CommandResult reply) {
+    // Routed by the queue's meta key: one queue's calls share a connection (and on a cluster
+    // its node), so that they run in the order they were made.
+    m_runner.run(script, keys, args, retry, [this, queue, user, done = std::move(done)](CommandResult reply) {
         if (!reply)
             return done(reply.error());
         if (const Result<void> refused = RedisScripts::replyError(*reply); !refused) {
@@ -80,13 +84,26 @@ void RedisOperations::createQueue(const QString &name, const QueueConfig &config
     if (!m_types.isBuiltIn(config.type))
         return done(Error{ErrorCode::InvalidArgument,
                           QStringLiteral("Queue type '%1' is not available with the Redis backend").arg(config.type)});
+    if (!m_cluster)
+        return create(name, config, {}, std::move(done));
+    m_cluster->enroll(name, [this, name, config, done = std::move(done)](Result<QByteArray> generation) mutable {
+        if (!generation)
+            return done(generation.error());
+        create(name, config, *generation, std::move(done));
+    });
+}
+
+void RedisOperations::create(const QString &name, const QueueConfig &config, const QByteArray &generation,
+                             Completion<QueueInfo> done)
+{
     const qint64 now = m_clock.nowMs();
     QByteArrayList args{config.type.toUtf8(),
                         QByteArray::number(config.maxSize),
                         QByteArray::number(config.ttlSeconds),
                         QByteArray::number(config.visibilityTimeoutSeconds),
                         QByteArray::number(config.maxDeliveries),
-                        config.deadLetterQueue.toUtf8()};
+                        config.deadLetterQueue.toUtf8(),
+                        generation};
     run(m_script.create, name, args, Retry::Never, [this, name, config, now, done = std::move(done)](Result<RedisReply> reply) {
         if (!reply)
             return done(reply.error());
@@ -105,7 +122,12 @@ void RedisOperations::deleteQueue(const QString &name, Completion<qint64> done)
         m_known.forget(name);
         if (!reply)
             return done(reply.error());
-        done(integerOf(*reply));
+        // On a cluster the registry entry goes next; should that fail, listing skips the entry
+        // and the reaper sweeps it (ClusterQueueRegistry).
+        const QByteArray generation = reply->elements.value(1).string;
+        if (m_cluster && !generation.isEmpty())
+            m_cluster->withdraw(name, generation, [](Result<void>) {});
+        done(integerOf(reply->elements.value(0)));
     });
 }
 
@@ -138,43 +160,66 @@ void RedisOperations::listQueues(Completion<QList<QueueInfo>> done)
                  std::move(done));
 }
 
+void RedisOperations::registryEntries(std::function<void(Result<QList<std::pair<QString, QByteArray>>>)> done)
+{
+    if (m_cluster)
+        return m_cluster->entries(std::move(done));
+    const QByteArray registry = m_prefix + "queues";
+    m_runner.command(
+        {QByteArrayLiteral("SMEMBERS"), registry},
+        [done = std::move(done)](CommandResult names) {
+            if (!names)
+                return done(names.error());
+            QList<std::pair<QString, QByteArray>> out;
+            out.reserve(names->elements.size());
+            for (const RedisReply &name : names->elements)
+                out.append({QString::fromUtf8(name.string), QByteArray()});
+            done(std::move(out));
+        },
+        registry);
+}
+
 template<typename Step>
 void RedisOperations::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
 {
-    m_runner.command({QByteArrayLiteral("SMEMBERS"), m_prefix + "queues"},
-                     [step, done = std::move(done)](CommandResult names) mutable {
-                         if (!names)
-                             return done(names.error());
-                         struct Gather
-                         {
-                             QList<QueueInfo> infos;
-                             std::optional<Error> failure;
-                             qsizetype waiting = 0;
-                             Completion<QList<QueueInfo>> done;
-                         };
-                         auto gather = std::make_shared<Gather>();
-                         gather->waiting = names->elements.size();
-                         gather->done = std::move(done);
-                         const auto finish = [gather] {
-                             if (gather->failure)
-                                 return gather->done(*gather->failure);
-                             std::sort(gather->infos.begin(), gather->infos.end(),
-                                       [](const QueueInfo &a, const QueueInfo &b) { return a.name < b.name; });
-                             gather->done(std::move(gather->infos));
-                         };
-                         if (gather->waiting == 0)
-                             return finish();
-                         for (const RedisReply &name : names->elements) {
-                             step(QString::fromUtf8(name.string), [gather, finish](Result<QueueInfo> info) {
-                                 if (info)
-                                     gather->infos.append(std::move(info.value()));
-                                 else if (info.error().code != ErrorCode::QueueNotFound && !gather->failure)
-                                     gather->failure = info.error(); // gone meanwhile: simply not listed
-                                 if (--gather->waiting == 0)
-                                     finish();
-                             });
-                         }
-                     });
+    registryEntries([this, step, done = std::move(done)](Result<QList<std::pair<QString, QByteArray>>> entries) mutable {
+        if (!entries)
+            return done(entries.error());
+        struct Gather
+        {
+            QList<QueueInfo> infos;
+            std::optional<Error> failure;
+            qsizetype waiting = 0;
+            Completion<QList<QueueInfo>> done;
+        };
+        auto gather = std::make_shared<Gather>();
+        gather->waiting = entries->size();
+        gather->done = std::move(done);
+        const auto finish = [gather] {
+            if (gather->failure)
+                return gather->done(*gather->failure);
+            std::sort(gather->infos.begin(), gather->infos.end(),
+                      [](const QueueInfo &a, const QueueInfo &b) { return a.name < b.name; });
+            gather->done(std::move(gather->infos));
+        };
+        if (gather->waiting == 0)
+            return finish();
+        for (const auto &[name, generation] : *entries) {
+            step(name, [this, gather, finish, name, generation](Result<QueueInfo> info) {
+                if (info) {
+                    gather->infos.append(std::move(info.value()));
+                } else if (info.error().code == ErrorCode::QueueNotFound) {
+                    // Gone meanwhile, or (cluster) an entry a crash left behind: not listed.
+                    if (m_cluster && m_cluster->isLeftover(generation))
+                        m_cluster->withdraw(name, generation, [](Result<void>) {});
+                } else if (!gather->failure) {
+                    gather->failure = info.error();
+                }
+                if (--gather->waiting == 0)
+                    finish();
+            });
+        }
+    });
 }
 
 // Messages -------------------------------------------------------------------------------------
@@ -380,6 +425,21 @@ void RedisOperations::runMaintenance(Completion<qint64> done)
 
 void RedisOperations::drain(const QByteArray &identity, const PublishSpool::Batch &batch, Completion<qint64> done)
 {
+    // On a cluster a queue drain.lua must create again is enrolled first, then the batch is sent again.
+    drainEnrolled(identity, batch, {}, [this, identity, batch, done = std::move(done)](Result<qint64> status) mutable {
+        if (status || !m_cluster || status.error().detail != RedisScripts::NotEnrolled)
+            return done(std::move(status));
+        m_cluster->enroll(batch.queue, [this, identity, batch, done = std::move(done)](Result<QByteArray> generation) mutable {
+            if (!generation)
+                return done(generation.error());
+            drainEnrolled(identity, batch, *generation, std::move(done));
+        });
+    });
+}
+
+void RedisOperations::drainEnrolled(const QByteArray &identity, const PublishSpool::Batch &batch,
+                                    const QByteArray &generation, Completion<qint64> done)
+{
     const QueueConfig config = batch.config.value_or(QueueConfig{});
     QByteArrayList args{identity,
                         QByteArray::number(batch.number),
@@ -389,7 +449,8 @@ void RedisOperations::drain(const QByteArray &identity, const PublishSpool::Batc
                         QByteArray::number(config.ttlSeconds),
                         QByteArray::number(config.visibilityTimeoutSeconds),
                         QByteArray::number(config.maxDeliveries),
-                        config.deadLetterQueue.toUtf8()};
+                        config.deadLetterQueue.toUtf8(),
+                        generation};
     for (const PublishSpool::Message &message : batch.messages)
         args << QByteArray::number(message.dueMs) << message.stored;
     run(m_script.drain, batch.queue, std::move(args), Retry::Never, [done = std::move(done)](Result<RedisReply> reply) {

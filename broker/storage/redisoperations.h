@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "clusterqueueregistry.h"
 #include "core/queuestore.h"
 #include "readyset.h"
 #include "redisscripts.h"
@@ -26,6 +27,7 @@ class RedisEventRelay;
 // Failures: the runner's (Unavailable/Timeout; detail Redis::NotSent when nothing was sent),
 // and the scripts' refusals as the store errors (RedisScripts::replyError). A queue Redis calls
 // missing or replaced is forgotten in `known` (see KnownQueues::missing).
+// On a Redis Cluster (`cluster`) the registry is kept in separate steps (ClusterQueueRegistry).
 // Nothing here is owned: runner, types, clock, ids, known and events must outlive the
 // operations. Completions run in the runner's thread when the reply arrives, exactly once.
 class RedisOperations
@@ -41,7 +43,7 @@ public:
 
     RedisOperations(ResilientScriptRunner &runner, const QueueTypeCatalog &types, const Clock &clock,
                     NodeIdGenerator &ids, KnownQueues &known, RedisEventRelay &events, QByteArray keyPrefix,
-                    int maintenanceBatch);
+                    int maintenanceBatch, bool cluster);
 
     // Refuses types the scripts do not implement: all but the built-in ones (QueueTypeCatalog::isBuiltIn).
     void createQueue(const QString &name, const QueueConfig &config, Completion<QueueInfo> done);
@@ -83,6 +85,12 @@ private:
     using ScriptDone = std::function<void(Result<Redis::RedisReply>)>;
 
     QByteArray key(const QString &queue, const char *part) const;
+    // create.lua for `name`; `generation` is the cluster registry entry's (empty on one server).
+    void create(const QString &name, const QueueConfig &config, const QByteArray &generation, Completion<QueueInfo> done);
+    void drainEnrolled(const QByteArray &identity, const PublishSpool::Batch &batch, const QByteArray &generation,
+                       Completion<qint64> done);
+    // The registry's names (with their cluster generations; empty on one server).
+    void registryEntries(std::function<void(Result<QList<std::pair<QString, QByteArray>>>)> done);
     // Runs `script` for `queue`; the reply's events go to the listener before `done` gets the
     // payload (the reply's first element).
     void run(const Redis::Script &script, const QString &queue, QByteArrayList args, ResilientScriptRunner::Retry retry,
@@ -103,6 +111,7 @@ private:
     const QByteArray m_prefix;
     const int m_maintenanceBatch;
     const RedisScripts::Set m_script;
+    std::optional<ClusterQueueRegistry> m_cluster; // set on a cluster
 };
 
 } // namespace Broker

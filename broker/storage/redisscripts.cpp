@@ -38,6 +38,7 @@ Set::Set()
       purge(load("purge")),
       redrive(load("redrive")),
       messageAction(load("message_action")),
+      withdraw(load("withdraw")),
       streamConsume(load("stream_consume")),
       streamSettle(load("stream_settle")),
       streamMaintain(load("stream_maintain")),
@@ -128,6 +129,8 @@ Result<void> replyError(const RedisReply &reply)
     const QByteArray code = reply.errorCode();
     if (code == "QUEUE_NOT_FOUND")
         return StoreErrors::queueNotFound();
+    if (code == "NOT_ENROLLED")
+        return Error{ErrorCode::QueueNotFound, QStringLiteral("Queue not found"), NotEnrolled};
     if (code == "QUEUE_EXISTS")
         return StoreErrors::queueExists();
     if (code == "QUEUE_FULL")

@@ -17,6 +17,7 @@ struct Set
 {
     Set();
     Redis::Script create, update, remove, publish, consume, settle, maintain, info, browse, purge, redrive, messageAction;
+    Redis::Script withdraw; // the cluster registry's conditional removal (ClusterQueueRegistry)
     Redis::Script streamConsume, streamSettle, streamMaintain, drain;
 };
 
@@ -38,6 +39,9 @@ struct ScriptEvent
 QList<ScriptEvent> events(const Redis::RedisReply &list);
 // info.lua's reply as a QueueInfo (rates are the engine's business).
 QueueInfo queueInfo(const QString &name, const Redis::RedisReply &reply);
+// The detail of the QueueNotFound that drain.lua answers on a cluster for a queue it must
+// create again before the registry knows it (NOT_ENROLLED).
+inline const QString NotEnrolled = QStringLiteral("not enrolled");
 // What a script's error reply ("QUEUE_FULL …") means for a client; ok when it is no error.
 Result<void> replyError(const Redis::RedisReply &reply);
 

@@ -12,13 +12,24 @@ namespace Broker {
 using Redis::CommandResult;
 using Redis::RedisReply;
 
+namespace {
+
+std::unique_ptr<Redis::RedisClient> makeClient(const RedisStoreOptions &options)
+{
+    if (options.cluster)
+        return std::make_unique<Redis::ClusterRouter>(options.connection, options.pool, *options.cluster);
+    return std::make_unique<Redis::ConnectionPool>(options.connection, options.pool);
+}
+
+} // namespace
+
 RedisStore::RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types, const Clock &clock)
-    : m_options(std::move(options)), m_clock(clock),
-      m_pool(std::make_unique<Redis::ConnectionPool>(m_options.connection, m_options.pool)),
-      m_runner(*m_pool, m_options.breaker, m_options.readRetry, clock),
+    : m_options(std::move(options)), m_clock(clock), m_client(makeClient(m_options)),
+      m_cluster(dynamic_cast<Redis::ClusterRouter *>(m_client.get())),
+      m_runner(*m_client, m_options.breaker, m_options.readRetry, clock),
       m_ids(clock, QRandomGenerator::global()->generate64()), m_events(clock),
       m_operations(m_runner, types, clock, m_ids, m_known, m_events, m_options.keyPrefix.toUtf8(),
-                   m_options.maintenanceBatch)
+                   m_options.maintenanceBatch, m_cluster != nullptr)
 {
     m_runner.setBreakerObserver(
         [this](CircuitBreaker::State now, const QString &failure) { logBreakerChange(now, failure); });
@@ -40,12 +51,16 @@ void RedisStore::flush()
 
 void RedisStore::start()
 {
-    m_pool->start();
+    m_client->start();
     // A node number of our own, so that ids of brokers sharing this Redis never collide.
-    m_pool->command({QByteArrayLiteral("INCR"), m_options.keyPrefix.toUtf8() + "nodes"}, [this](CommandResult result) {
-        if (result && result->type == RedisReply::Type::Integer)
-            m_ids.setNode(quint64(result->integer));
-    });
+    const QByteArray nodes = m_options.keyPrefix.toUtf8() + "nodes";
+    m_client->command(
+        {QByteArrayLiteral("INCR"), nodes},
+        [this](CommandResult result) {
+            if (result && result->type == RedisReply::Type::Integer)
+                m_ids.setNode(quint64(result->integer));
+        },
+        nodes);
 }
 
 void RedisStore::setSpool(std::unique_ptr<PublishSpool> spool)
@@ -62,7 +77,7 @@ void RedisStore::setSpool(std::unique_ptr<PublishSpool> spool)
 HealthStatus RedisStore::health() const
 {
     const CircuitBreaker &breaker = m_runner.breaker();
-    const bool reachable = breaker.state() == CircuitBreaker::State::Closed && m_pool->readyCount() > 0;
+    const bool reachable = breaker.state() == CircuitBreaker::State::Closed && m_client->readyCount() > 0;
     if (reachable && !spoolHasWork())
         return HealthStatus::Healthy;
     // Publishes still land somewhere safe while the spool takes them.
@@ -78,9 +93,9 @@ StoreStatus RedisStore::status() const
     status.breaker = CircuitBreaker::stateName(breaker.state());
     status.breakerOpened = breaker.timesOpened();
     status.breakerRetryAtMs = breaker.retryAtMs();
-    status.connectionsReady = m_pool->readyCount();
-    status.connections = m_pool->size();
-    status.reconnects = m_pool->reconnects();
+    status.connectionsReady = m_client->readyCount();
+    status.connections = m_client->size();
+    status.reconnects = m_client->reconnects();
     if (m_spooling) {
         const PublishSpool &spool = m_spooling->spool();
         status.spooledMessages = spool.messageCount();
@@ -92,7 +107,7 @@ StoreStatus RedisStore::status() const
         status.spoolBlocked = m_spooling->blocked();
     }
     status.scriptReloads = m_runner.reloads();
-    status.lastError = m_pool->lastError();
+    status.lastError = m_client->lastError();
     return status;
 }
 

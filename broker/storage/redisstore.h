@@ -11,6 +11,7 @@
 #include "spoolingpublisher.h"
 
 #include "core/clock.h"
+#include "redis/clusterrouter.h"
 #include "redis/connectionpool.h"
 #include "resilience/circuitbreaker.h"
 #include "resilience/publishspool.h"
@@ -23,7 +24,10 @@ namespace Broker {
 struct RedisStoreOptions
 {
     Redis::ConnectionOptions connection;
-    Redis::PoolOptions pool;
+    Redis::PoolOptions pool; // on a cluster: per primary
+    // Set: a Redis/Valkey Cluster, its slot map read from the seed nodes (connection gives the
+    // rest: TLS, credentials, timeouts). Unset: the one server at connection.host:port.
+    std::optional<Redis::ClusterOptions> cluster;
     QString keyPrefix = QString(Redis::DefaultKeyPrefix); // every key starts with it
     CircuitBreaker::Options breaker; // 5 failures in a row -> open; probes after 1 s, 2 s, ... up to 30 s
     // Reads (queue info, list, browse) that fail for want of an answer are tried again this way.
@@ -67,7 +71,9 @@ public:
     const PublishSpool *spool() const { return m_spooling ? &m_spooling->spool() : nullptr; }
     const RedisStoreOptions &options() const { return m_options; }
     const CircuitBreaker &breaker() const { return m_runner.breaker(); }
-    const Redis::ConnectionPool &pool() const { return *m_pool; }
+    const Redis::RedisClient &client() const { return *m_client; }
+    // The cluster router, or nullptr on one server.
+    const Redis::ClusterRouter *cluster() const { return m_cluster; }
     qint64 scriptReloads() const { return m_runner.reloads(); }
 
     QString backendName() const override { return QStringLiteral("redis"); }
@@ -99,7 +105,8 @@ private:
     // In the order they depend on each other: each part is built after, and gone before, what it uses.
     const RedisStoreOptions m_options;
     const Clock &m_clock;
-    std::unique_ptr<Redis::ConnectionPool> m_pool;
+    std::unique_ptr<Redis::RedisClient> m_client;
+    Redis::ClusterRouter *m_cluster = nullptr; // m_client, when it is a cluster's
     ResilientScriptRunner m_runner;
     NodeIdGenerator m_ids;
     KnownQueues m_known;

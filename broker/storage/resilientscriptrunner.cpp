@@ -14,21 +14,21 @@ using Redis::CommandCallback;
 using Redis::CommandResult;
 using Redis::Script;
 
-ResilientScriptRunner::ResilientScriptRunner(Redis::ConnectionPool &pool, CircuitBreaker::Options breaker,
+ResilientScriptRunner::ResilientScriptRunner(Redis::RedisClient &client, CircuitBreaker::Options breaker,
                                              RetryPolicy readRetry, const Clock &clock)
-    : m_pool(pool), m_scripts(pool), m_breaker(breaker, clock), m_readRetry(readRetry), m_clock(clock),
+    : m_client(client), m_scripts(client), m_breaker(breaker, clock), m_readRetry(readRetry), m_clock(clock),
       m_random(QRandomGenerator::global()->generate64())
 {
 }
 
 void ResilientScriptRunner::run(const Script &script, const QByteArrayList &keys, const QByteArrayList &args,
-                                Retry retry, quint32 routingKey, CommandCallback done)
+                                Retry retry, CommandCallback done)
 {
-    attempt(script, keys, args, retry, routingKey, 1, std::move(done));
+    attempt(script, keys, args, retry, 1, std::move(done));
 }
 
 void ResilientScriptRunner::attempt(const Script &script, const QByteArrayList &keys, const QByteArrayList &args,
-                                    Retry retry, quint32 routingKey, int attemptNumber, CommandCallback done)
+                                    Retry retry, int attemptNumber, CommandCallback done)
 {
     if (!m_breaker.allowRequest()) {
         const qint64 waitMs = std::max<qint64>(0, m_breaker.retryAtMs() - m_clock.nowMs());
@@ -39,7 +39,7 @@ void ResilientScriptRunner::attempt(const Script &script, const QByteArrayList &
     }
     m_scripts.run(
         script, keys, args,
-        [this, &script, keys, args, retry, routingKey, attemptNumber, done = std::move(done)](CommandResult result) mutable {
+        [this, &script, keys, args, retry, attemptNumber, done = std::move(done)](CommandResult result) mutable {
             record(result);
             if (result)
                 return done(std::move(result));
@@ -48,22 +48,24 @@ void ResilientScriptRunner::attempt(const Script &script, const QByteArrayList &
                 return done(std::move(result));
             const qint64 delay = m_readRetry.delayMs(attemptNumber, m_random);
             QTimer::singleShot(int(delay), &m_retryTimers,
-                               [this, &script, keys, args, retry, routingKey, attemptNumber, done]() mutable {
-                                   attempt(script, keys, args, retry, routingKey, attemptNumber + 1, std::move(done));
+                               [this, &script, keys, args, retry, attemptNumber, done]() mutable {
+                                   attempt(script, keys, args, retry, attemptNumber + 1, std::move(done));
                                });
-        },
-        routingKey);
+        });
 }
 
-void ResilientScriptRunner::command(const QByteArrayList &args, CommandCallback done)
+void ResilientScriptRunner::command(const QByteArrayList &args, CommandCallback done, QByteArrayView key)
 {
     if (!m_breaker.allowRequest())
         return done(Error{ErrorCode::Unavailable, QStringLiteral("Redis is unavailable (circuit breaker open)"),
                           Redis::NotSent});
-    m_pool.command(args, [this, done = std::move(done)](CommandResult result) mutable {
-        record(result);
-        done(std::move(result));
-    });
+    m_client.command(
+        args,
+        [this, done = std::move(done)](CommandResult result) mutable {
+            record(result);
+            done(std::move(result));
+        },
+        key);
 }
 
 void ResilientScriptRunner::record(const CommandResult &result)

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/clock.h"
-#include "redis/connectionpool.h"
+#include "redis/redisclient.h"
 #include "redis/scriptcache.h"
 #include "resilience/circuitbreaker.h"
 #include "resilience/retrypolicy.h"
@@ -31,8 +31,8 @@ namespace Broker {
 // attempt through the breaker again; Retry::Never calls (changes) are not: after a timeout their
 // outcome is unknown, and a second attempt could apply them twice.
 //
-// Owns the breaker and the pending retries; the pool is not owned and must outlive the runner.
-// Single-threaded: use it from the pool's thread, where completions run, each exactly once. A
+// Owns the breaker and the pending retries; the client is not owned and must outlive the runner.
+// Single-threaded: use it from the client's thread, where completions run, each exactly once. A
 // runner destroyed first drops the completions of its pending retries (as the pool drops those
 // of its commands when it goes).
 class ResilientScriptRunner
@@ -43,15 +43,16 @@ public:
     // call's error text (empty when it succeeded).
     using BreakerObserver = std::function<void(CircuitBreaker::State now, const QString &failure)>;
 
-    ResilientScriptRunner(Redis::ConnectionPool &pool, CircuitBreaker::Options breaker, RetryPolicy readRetry,
+    ResilientScriptRunner(Redis::RedisClient &client, CircuitBreaker::Options breaker, RetryPolicy readRetry,
                           const Clock &clock);
 
-    // `script` must outlive the call and its retries (the store's script set does). Calls with the
-    // same routing key share a connection while it stays up, so they run in the order sent.
+    // `script` must outlive the call and its retries (the store's script set does). The first key
+    // routes the call (Redis::RedisClient::command): calls with the same first key run in the
+    // order sent.
     void run(const Redis::Script &script, const QByteArrayList &keys, const QByteArrayList &args, Retry retry,
-             quint32 routingKey, Redis::CommandCallback done);
-    // One plain command through the breaker, never retried.
-    void command(const QByteArrayList &args, Redis::CommandCallback done);
+             Redis::CommandCallback done);
+    // One plain command through the breaker, never retried; `key` routes it.
+    void command(const QByteArrayList &args, Redis::CommandCallback done, QByteArrayView key = {});
 
     void setBreakerObserver(BreakerObserver observer) { m_observer = std::move(observer); }
     const CircuitBreaker &breaker() const { return m_breaker; }
@@ -60,11 +61,11 @@ public:
 
 private:
     void attempt(const Redis::Script &script, const QByteArrayList &keys, const QByteArrayList &args, Retry retry,
-                 quint32 routingKey, int attemptNumber, Redis::CommandCallback done);
+                 int attemptNumber, Redis::CommandCallback done);
     // Records the outcome of a call that was let through, and tells the observer of a change.
     void record(const Redis::CommandResult &result);
 
-    Redis::ConnectionPool &m_pool;
+    Redis::RedisClient &m_client;
     Redis::ScriptRunner m_scripts;
     CircuitBreaker m_breaker;
     const RetryPolicy m_readRetry;

@@ -1,10 +1,13 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- KEYS: meta, registry   ARGV: prefix, queue, now
--- Replies like the memory store: 1 for the queue's record, plus 1 when it still held messages.
+-- KEYS: meta, registry (one server)   ARGV: prefix, queue, now
+-- Replies {count, generation}: the count as the memory store's, 1 for the queue's record plus 1
+-- when it still held messages; the generation for the cluster registry (its entry goes only if
+-- it is still this one, so that a queue made again meanwhile stays listed).
 -- Leaves P{Q}:deleted (the time, for a day) so that a publish spool draining later can tell a
 -- queue deleted on purpose from one Redis lost (see drain.lua).
 local q = open(ARGV[1], ARGV[2])
 if not q then return notFound() end
+local generation = redis.call('HGET', q.meta, 'gen') or ''
 local held
 if q.type == 'stream' then held = redis.call('XLEN', q.stream) else held = size(q) end
 local keys = {q.meta, q.prios, q.delayed, q.leases, q.deadlines, q.deliveries, q.stream, q.ids,
@@ -18,6 +21,6 @@ if q.type == 'stream' then
   keys[#keys + 1] = q.groupPrefix .. 'names'
 end
 redis.call('DEL', unpack(keys))
-redis.call('SREM', ARGV[1] .. 'queues', ARGV[2])
+if REGISTRY then redis.call('SREM', REGISTRY, ARGV[2]) end
 redis.call('SET', ARGV[1] .. '{' .. ARGV[2] .. '}:deleted', ARGV[3], 'PX', 86400000)
-return {1 + (held > 0 and 1 or 0), EVENTS}
+return {{1 + (held > 0 and 1 or 0), generation}, EVENTS}

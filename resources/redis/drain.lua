@@ -8,20 +8,22 @@
 -- day) or lost with Redis's data (restarted empty, restored from an older snapshot). Deleted:
 -- the messages go with their queue, as they would have had Redis taken them before the delete.
 -- Lost: the queue is created again from the configuration the spool recorded with the batch.
--- KEYS: meta   ARGV: prefix, queue, now, spool identity, batch number, config known (1/0), type,
---               max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue,
---               then per message: due, message
+-- KEYS: meta, registry (one server)   ARGV: prefix, queue, now, spool identity, batch number,
+--   config known (1/0), type, max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue,
+--   generation (cluster), then per message: due, message
 -- Replies 1 when taken, 0 when it had been taken before, 2 when taken into a queue created again,
 -- 3 when the queue was deleted on purpose (nothing taken); QUEUE_NOT_FOUND when the queue is
--- missing and the batch carries no configuration to create it from.
+-- missing and the batch carries no configuration to create it from; on a cluster NOT_ENROLLED
+-- when it must be created and no generation was given (the broker enrolls it first, then asks again).
 local prefix, name = ARGV[1], ARGV[2]
-local first = 13
+local first = 14
 local q = open(prefix, name)
 local status = 1
 if not q then
   if redis.call('EXISTS', prefix .. '{' .. name .. '}:deleted') == 1 then return {3, EVENTS} end
   if ARGV[6] ~= '1' then return notFound() end
-  createQueue(prefix, name, ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[3])
+  if not REGISTRY and ARGV[13] == '' then return redis.error_reply('NOT_ENROLLED queue must be enrolled first') end
+  createQueue(prefix, name, ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[3], ARGV[13])
   q = open(prefix, name)
   status = 2
 end

@@ -25,8 +25,11 @@
 -- so that scripts can read and rewrite those fields without decoding the body.
 -- Times come from the broker (ARGV), so that all brokers and tests agree on one clock.
 -- KEYS[1] is always the queue's meta key: it names the slot. A script reaches the queue's other keys
--- (same hash tag, same slot) through the prefix; dead-lettering, redrive and the registry reach
--- keys of other queues, which a Redis Cluster would refuse (see docs/redis.md).
+-- (same hash tag, same slot) through the prefix. KEYS[2] is the registry on one server; on a
+-- Redis Cluster it lives in a slot of its own (Pregistry, a HASH name -> generation), kept by
+-- the broker in separate steps (ClusterQueueRegistry), and scripts leave it alone. Dead-lettering
+-- and redrive reach keys of other queues (see docs/redis.md, "Redis Cluster").
+local REGISTRY = KEYS[2]
 
 local EVENTS = {}
 local function event(kind, queue, id, deliveries, detail)
@@ -68,14 +71,16 @@ local function open(prefix, name)
 end
 
 -- The defaults a dead-letter queue gets when dead-lettering creates it (as QueueConfig{} does).
-local function createQueue(prefix, name, qtype, maxSize, ttl, visibility, maxDeliveries, dlq, nowMs)
+-- `generation` (cluster: the registry entry's) is kept in the meta hash as "gen".
+local function createQueue(prefix, name, qtype, maxSize, ttl, visibility, maxDeliveries, dlq, nowMs, generation)
   local meta = metaKey(prefix, name)
   if redis.call('EXISTS', meta) == 1 then return false end
   redis.call('HSET', meta, 'type', qtype, 'max_size', maxSize, 'ttl', ttl, 'visibility_timeout', visibility,
              'max_deliveries', maxDeliveries, 'dead_letter_queue', dlq, 'created_ms', nowMs,
              'published', 0, 'delivered', 0, 'acked', 0, 'nacked', 0, 'expired', 0, 'dead_lettered', 0,
              'dropped', 0, 'redriven', 0)
-  redis.call('SADD', prefix .. 'queues', name)
+  if generation and generation ~= '' then redis.call('HSET', meta, 'gen', generation) end
+  if REGISTRY then redis.call('SADD', REGISTRY, name) end
   redis.call('DEL', prefix .. '{' .. name .. '}:deleted')
   return true
 end

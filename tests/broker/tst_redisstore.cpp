@@ -92,7 +92,7 @@ struct Store
         if (!spoolPath.isEmpty())
             store.setSpool(std::move(PublishSpool::open(spoolPath, limits).value()));
         store.start();
-        waitUntil([&] { return store.pool().readyCount() == 2; });
+        waitUntil([&] { return store.client().readyCount() == 2; });
     }
     Result<PublishResult> publish(const QString &queue, int n)
     {

@@ -2,6 +2,7 @@
 // The Redis store's script runner alone, against a real redis-server and a black-hole server
 // (accepts, never answers): NOSCRIPT answered by EVAL, which outcomes count toward the breaker,
 // fail-fast while it is open, a probe closing it, and which calls are retried.
+#include "redis/connectionpool.h"
 #include "storage/resilientscriptrunner.h"
 
 #include "../support/eventloop.h"
@@ -64,7 +65,7 @@ struct Runner
     Redis::CommandResult run(const Redis::Script &s, Retry retry = Retry::Never, const QByteArrayList &args = {})
     {
         std::optional<Redis::CommandResult> outcome;
-        runner.run(s, {QByteArrayLiteral("k")}, args, retry, 0,
+        runner.run(s, {QByteArrayLiteral("k")}, args, retry,
                    [&outcome](Redis::CommandResult result) { outcome = std::move(result); });
         if (!waitUntil([&] { return outcome.has_value(); }, 10'000))
             qFatal("a script call never completed");

@@ -3,13 +3,15 @@
 
 // The store a test suite runs against: the memory store, or — when BROKER_TEST_STORE=redis — a
 // Redis store on a redis-server this process starts once on a free loopback port and empties
-// for every new store (over TLS too with BROKER_TEST_REDIS_TLS=1, see redistls.h). Suites
-// registered twice in CMake prove both backends keep one contract.
+// for every new store (over TLS too with BROKER_TEST_REDIS_TLS=1, see redistls.h), or — with
+// BROKER_TEST_STORE=redis-cluster — a Redis store on a 6-node cluster started the same way.
+// Suites registered more than once in CMake prove the backends keep one contract.
 
 #include "storage/memorystore.h"
 #include "storage/redisstore.h"
 
 #include "eventloop.h"
+#include "rediscluster.h"
 #include "redisserver.h"
 #include "redistls.h"
 
@@ -20,13 +22,39 @@
 
 namespace Broker::Testing {
 
+inline bool testingRedisCluster()
+{
+    return qEnvironmentVariable("BROKER_TEST_STORE") == QLatin1StringView("redis-cluster");
+}
+
 inline bool testingRedis()
 {
-    return qEnvironmentVariable("BROKER_TEST_STORE") == QLatin1StringView("redis");
+    return qEnvironmentVariable("BROKER_TEST_STORE") == QLatin1StringView("redis") || testingRedisCluster();
+}
+
+inline std::unique_ptr<QueueStore> makeClusterTestStore(const QueueTypeCatalog &types, const Clock &clock)
+{
+    static RedisCluster cluster;
+    if (cluster.size() == 0 && !cluster.start())
+        qFatal("cannot start a Redis cluster: %s", qPrintable(cluster.errorString()));
+    RedisStoreOptions options;
+    options.cluster.emplace();
+    for (int i = 0; i < cluster.size(); ++i) {
+        if (cluster.node(i).cli({QStringLiteral("ROLE")}).startsWith("master"))
+            cluster.node(i).cli({QStringLiteral("FLUSHALL")});
+        options.cluster->seeds.append(Redis::NodeAddress{QStringLiteral("127.0.0.1"), cluster.node(i).port()});
+    }
+    options.pool.size = 2;
+    auto store = std::make_unique<RedisStore>(options, types, clock);
+    store->start();
+    waitUntil([&] { return store->cluster()->refreshes() > 0 && store->client().readyCount() == 3 * options.pool.size; });
+    return store;
 }
 
 inline std::unique_ptr<QueueStore> makeTestStore(const QueueTypeCatalog &types, const Clock &clock)
 {
+    if (testingRedisCluster())
+        return makeClusterTestStore(types, clock);
     if (!testingRedis())
         return std::make_unique<MemoryStore>(types, clock);
     static RedisServer server;
@@ -41,7 +69,7 @@ inline std::unique_ptr<QueueStore> makeTestStore(const QueueTypeCatalog &types, 
     options.pool.size = 2;
     auto store = std::make_unique<RedisStore>(options, types, clock);
     store->start();
-    waitUntil([&] { return store->pool().readyCount() == options.pool.size; });
+    waitUntil([&] { return store->client().readyCount() == options.pool.size; });
     return store;
 }
 
@@ -53,7 +81,7 @@ inline void waitForStore(const QueueStore &store, int timeoutMs = 5000)
     if (!redis)
         return;
     QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-    waitUntil([redis] { return redis->pool().commandsInFlight() == 0; }, timeoutMs);
+    waitUntil([redis] { return redis->client().commandsInFlight() == 0; }, timeoutMs);
 }
 
 } // namespace Broker::Testing

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The cluster router against a real 6-node Redis Cluster (3 primaries, 3 replicas): routing by
+// slot, the slot map read from the cluster, MOVED after a slot moved, ASK while it moves,
+// scripts loaded per node, a primary killed (-9) under way, and stop().
+#include "redis/clusterrouter.h"
+#include "redis/scriptcache.h"
+
+#include "../support/eventloop.h"
+#include "../support/rediscluster.h"
+
+#include <QCryptographicHash>
+#include <QElapsedTimer>
+#include <QSet>
+#include <QTest>
+
+#include <optional>
+
+using namespace Broker;
+using namespace Broker::Redis;
+using namespace Broker::Testing;
+
+class TestClusterRouter : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanup();
+    void readsTheSlotMap();
+    void routesEveryKeyToItsPrimary();
+    void followsMovedAfterASlotMoved();
+    void followsAskWhileASlotMoves();
+    void loadsScriptsOnEachNode();
+    void survivesAPrimaryKilled();
+    void stopFailsWhatWaits();
+
+private:
+    std::unique_ptr<ClusterRouter> makeRouter(ClusterOptions cluster = {});
+    std::optional<CommandResult> call(RedisClient &client, const QByteArrayList &args, const QByteArray &key);
+    QByteArray nodeId(int node) { return m_cluster.node(node).cli({QStringLiteral("CLUSTER"), QStringLiteral("MYID")}); }
+    // Moves `slot` (and its keys) from primary `from` to primary `to`; `finish` false leaves it
+    // half-way: MIGRATING on `from`, IMPORTING on `to`, keys already moved.
+    void moveSlot(int slot, int from, int to, bool finish);
+
+    RedisCluster m_cluster;
+};
+
+void TestClusterRouter::initTestCase()
+{
+    QElapsedTimer timer;
+    timer.start();
+    if (!m_cluster.start())
+        QFAIL(qPrintable(m_cluster.errorString()));
+    qInfo("cluster of %d nodes ready in %lld ms", m_cluster.size(), timer.elapsed());
+}
+
+void TestClusterRouter::cleanup()
+{
+    for (int i = 0; i < m_cluster.size(); ++i)
+        if (m_cluster.node(i).isRunning())
+            m_cluster.node(i).cli({QStringLiteral("FLUSHALL")});
+}
+
+std::unique_ptr<ClusterRouter> TestClusterRouter::makeRouter(ClusterOptions cluster)
+{
+    ConnectionOptions connection;
+    connection.connectTimeoutMs = 1000;
+    connection.commandTimeoutMs = 2000;
+    PoolOptions pool;
+    pool.size = 2;
+    pool.reconnect = RetryPolicy{20, 2.0, 200, 0};
+    if (cluster.seeds.isEmpty())
+        cluster.seeds = {NodeAddress{QStringLiteral("127.0.0.1"), m_cluster.node(0).port()}};
+    auto router = std::make_unique<ClusterRouter>(connection, pool, cluster);
+    router->start();
+    if (!waitUntil([&] { return router->refreshes() > 0 && router->readyCount() >= 6; }, 10'000))
+        qWarning("the router did not read the slot map: %s", qPrintable(router->lastError()));
+    return router;
+}
+
+std::optional<CommandResult> TestClusterRouter::call(RedisClient &client, const QByteArrayList &args, const QByteArray &key)
+{
+    std::optional<CommandResult> outcome;
+    client.command(args, [&outcome](CommandResult result) { outcome = std::move(result); }, key);
+    waitUntil([&] { return outcome.has_value(); }, 20'000);
+    return outcome;
+}
+
+void TestClusterRouter::moveSlot(int slot, int from, int to, bool finish)
+{
+    const QString s = QString::number(slot);
+    const QByteArray fromId = nodeId(from), toId = nodeId(to);
+    QCOMPARE(m_cluster.node(to).cli({"CLUSTER", "SETSLOT", s, "IMPORTING", QString::fromUtf8(fromId)}), QByteArray("OK"));
+    QCOMPARE(m_cluster.node(from).cli({"CLUSTER", "SETSLOT", s, "MIGRATING", QString::fromUtf8(toId)}), QByteArray("OK"));
+    const QList<QByteArray> keys = m_cluster.node(from).cli({"CLUSTER", "GETKEYSINSLOT", s, "1000"}).split('\n');
+    for (const QByteArray &key : keys)
+        if (!key.trimmed().isEmpty())
+            QCOMPARE(m_cluster.node(from).cli({"MIGRATE", "127.0.0.1", QString::number(m_cluster.node(to).port()),
+                                               QString::fromUtf8(key.trimmed()), "0", "5000"}),
+                     QByteArray("OK"));
+    if (!finish)
+        return;
+    for (int i = 0; i < m_cluster.size(); ++i)
+        if (m_cluster.node(i).isRunning())
+            m_cluster.node(i).cli({"CLUSTER", "SETSLOT", s, "NODE", QString::fromUtf8(toId)});
+    QVERIFY(m_cluster.waitHealthy());
+}
+
+void TestClusterRouter::readsTheSlotMap()
+{
+    const auto router = makeRouter();
+    QCOMPARE(router->slotMap().assignedSlots(), SlotCount);
+    QCOMPARE(router->slotMap().primaries().size(), 3);
+    const QList<ClusterNodeStatus> nodes = router->nodes();
+    QCOMPARE(nodes.size(), 6);
+    int primaries = 0, online = 0;
+    for (const ClusterNodeStatus &node : nodes) {
+        QVERIFY(!node.node.health.isEmpty());
+        primaries += node.node.primary;
+        if (node.node.primary) {
+            online += node.node.health == QLatin1String("online");
+            QCOMPARE(node.connectionsReady, 2);
+            QVERIFY(node.node.slotCount > 5000);
+        }
+        // Redis 7.0 says "loading" of a replica until its primary has written anything.
+    }
+    QCOMPARE(primaries, 3);
+    QCOMPARE(online, 3);
+    QCOMPARE(router->readyCount(), 6); // pools to the primaries only
+}
+
+void TestClusterRouter::routesEveryKeyToItsPrimary()
+{
+    const auto router = makeRouter();
+    for (int i = 0; i < 60; ++i) {
+        const QByteArray key = "brokerdesk:{q" + QByteArray::number(i) + "}:meta";
+        const auto set = call(*router, {"SET", key, QByteArray::number(i)}, key);
+        QVERIFY(set && set->ok());
+        QVERIFY2(set->value().isText("OK"), set->value().string.constData());
+        // Read without redirects from the node the cluster says serves it.
+        const int primary = m_cluster.primaryFor(key);
+        QVERIFY(primary >= 0);
+        QCOMPARE(m_cluster.node(primary).cli({"GET", QString::fromUtf8(key)}), QByteArray::number(i));
+    }
+    QCOMPARE(router->movedRedirects(), 0);
+    QCOMPARE(router->askRedirects(), 0);
+}
+
+void TestClusterRouter::followsMovedAfterASlotMoved()
+{
+    const auto router = makeRouter();
+    const QByteArray key = "brokerdesk:{moving}:meta";
+    QVERIFY(call(*router, {"SET", key, "before"}, key)->ok());
+    const int slot = hashSlot(key);
+    const int from = m_cluster.primaryFor(key);
+    int to = -1;
+    for (int i = 0; i < m_cluster.size() && to < 0; ++i)
+        if (i != from && m_cluster.node(i).cli({"ROLE"}).startsWith("master"))
+            to = i;
+    QVERIFY(to >= 0);
+    moveSlot(slot, from, to, true);
+
+    // The router still has the old map: the old primary answers MOVED, the command goes on.
+    const auto read = call(*router, {"GET", key}, key);
+    QVERIFY(read && read->ok());
+    QCOMPARE(read->value().string, QByteArray("before"));
+    QVERIFY(router->movedRedirects() >= 1);
+    QCOMPARE(router->slotMap().primaryOf(slot)->port, int(m_cluster.node(to).port()));
+    // The next one goes straight there.
+    const qint64 moved = router->movedRedirects();
+    QVERIFY(call(*router, {"SET", key, "after"}, key)->ok());
+    QCOMPARE(router->movedRedirects(), moved);
+    QCOMPARE(m_cluster.node(to).cli({"GET", QString::fromUtf8(key)}), QByteArray("after"));
+    moveSlot(slot, to, from, true); // as it was, for the other cases
+}
+
+void TestClusterRouter::followsAskWhileASlotMoves()
+{
+    const auto router = makeRouter();
+    const QByteArray key = "brokerdesk:{asking}:meta";
+    QVERIFY(call(*router, {"SET", key, "value"}, key)->ok());
+    const int slot = hashSlot(key);
+    const int from = m_cluster.primaryFor(key);
+    int to = -1;
+    for (int i = 0; i < m_cluster.size() && to < 0; ++i)
+        if (i != from && m_cluster.node(i).cli({"ROLE"}).startsWith("master"))
+            to = i;
+    QVERIFY(to >= 0);
+    moveSlot(slot, from, to, false);
+
+    // The key has left the old primary, which still owns the slot: it answers ASK.
+    const auto read = call(*router, {"GET", key}, key);
+    QVERIFY(read && read->ok());
+    QCOMPARE(read->value().string, QByteArray("value"));
+    QVERIFY(router->askRedirects() >= 1);
+    QCOMPARE(router->slotMap().primaryOf(slot)->port, int(m_cluster.node(from).port())); // map unchanged
+
+    // Finish the move; MOVED from now on.
+    for (int i = 0; i < m_cluster.size(); ++i)
+        m_cluster.node(i).cli({"CLUSTER", "SETSLOT", QString::number(slot), "NODE", QString::fromUtf8(nodeId(to))});
+    QVERIFY(m_cluster.waitHealthy());
+    QCOMPARE(call(*router, {"GET", key}, key)->value().string, QByteArray("value"));
+    moveSlot(slot, to, from, true);
+}
+
+void TestClusterRouter::loadsScriptsOnEachNode()
+{
+    const auto router = makeRouter();
+    ScriptRunner scripts(*router);
+    Script script;
+    script.name = QStringLiteral("incr");
+    script.source = "return redis.call('INCRBY', KEYS[1], ARGV[1])";
+    script.sha1 = QCryptographicHash::hash(script.source, QCryptographicHash::Sha1).toHex();
+    // Keys on each of the three primaries: each loads the script on first use, once.
+    QSet<int> primaries;
+    QList<QByteArray> keys;
+    for (int i = 0; primaries.size() < 3 && i < 200; ++i) {
+        const QByteArray key = "brokerdesk:{s" + QByteArray::number(i) + "}:meta";
+        if (!primaries.contains(m_cluster.primaryFor(key))) {
+            primaries.insert(m_cluster.primaryFor(key));
+            keys << key;
+        }
+    }
+    QCOMPARE(keys.size(), 3);
+    for (int round = 0; round < 2; ++round)
+        for (const QByteArray &key : keys) {
+            std::optional<CommandResult> outcome;
+            scripts.run(script, {key}, {"5"}, [&](CommandResult r) { outcome = std::move(r); });
+            QVERIFY(waitUntil([&] { return outcome.has_value(); }));
+            QVERIFY(outcome->ok());
+            QCOMPARE(outcome->value().integer, 5 * (round + 1));
+        }
+    QCOMPARE(scripts.reloads(), 3);
+}
+
+void TestClusterRouter::survivesAPrimaryKilled()
+{
+    const auto router = makeRouter();
+    const QByteArray key = "brokerdesk:{failover}:meta";
+    QVERIFY(call(*router, {"SET", key, "1"}, key)->ok());
+    const int victim = m_cluster.primaryFor(key);
+    QVERIFY(victim >= 0);
+    // The replica must have the key before the primary dies (replication is asynchronous).
+    QCOMPARE(m_cluster.node(victim).cli({"WAIT", "1", "2000"}), QByteArray("1"));
+    QElapsedTimer timer;
+    timer.start();
+    m_cluster.node(victim).kill();
+    // Keyed commands that find no connection are retried after refreshes until the replica is
+    // promoted; one that was sent when the node died may fail (it may have run).
+    qint64 firstSuccessMs = -1;
+    while (timer.elapsed() < 15'000 && firstSuccessMs < 0) {
+        const auto read = call(*router, {"GET", key}, key);
+        if (read && read->ok() && read->value().string == "1")
+            firstSuccessMs = timer.elapsed();
+    }
+    qInfo("reads of the killed primary's slot answered again after %lld ms (node timeout %d ms)", firstSuccessMs,
+          RedisCluster::NodeTimeoutMs);
+    QVERIFY(firstSuccessMs >= 0);
+    QVERIFY(firstSuccessMs <= RedisCluster::NodeTimeoutMs + 3000 + 2000);
+    QVERIFY(waitUntil([&] { return router->slotMap().primaryOf(hashSlot(key))->port != m_cluster.node(victim).port(); }));
+    // The old primary comes back as a replica of the new one.
+    QVERIFY(m_cluster.node(victim).restart());
+    QVERIFY(m_cluster.waitHealthy(30'000));
+}
+
+void TestClusterRouter::stopFailsWhatWaits()
+{
+    ClusterOptions cluster;
+    cluster.seeds = {NodeAddress{QStringLiteral("127.0.0.1"), freeLoopbackPort()}}; // nobody there
+    cluster.retry = RetryPolicy{500, 2.0, 1000, 10};
+    const auto router = std::make_unique<ClusterRouter>(ConnectionOptions{}, PoolOptions{}, cluster);
+    router->start();
+    std::optional<CommandResult> outcome;
+    router->command({"GET", "k"}, [&](CommandResult r) { outcome = std::move(r); }, "k");
+    QVERIFY(waitUntil([&] { return router->commandsInFlight() == 1 && router->retries() >= 1; }, 5000));
+    router->stop();
+    QVERIFY(outcome.has_value());
+    QVERIFY(!outcome->ok());
+    QCOMPARE(outcome->error().code, ErrorCode::Unavailable);
+    QCOMPARE(router->commandsInFlight(), 0);
+}
+
+QTEST_GUILESS_MAIN(TestClusterRouter)
+#include "tst_clusterrouter.moc"
