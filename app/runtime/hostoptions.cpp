@@ -96,6 +96,13 @@ RedisStoreOptions redisStore(const BrokerConfig &config, const QString &configDi
     options.connection.commandTimeoutMs = redis.commandTimeoutMs;
     options.pool.size = redis.poolSize;
     options.pool.waitTimeoutMs = redis.poolWaitTimeoutMs;
+    if (redis.isCluster()) {
+        options.cluster.emplace();
+        for (const QString &node : redis.nodes)
+            options.cluster->seeds.append(Redis::NodeAddress::parse(node.toUtf8()));
+        if (redis.nodes.isEmpty())
+            options.cluster->seeds.append(Redis::NodeAddress{redis.host, redis.port});
+    }
     // gCore's queue_prefix follows the key prefix: with gCore's file, keys start "mb:queue:".
     options.keyPrefix = redis.keyPrefix + config.queues.queuePrefix;
     options.breaker.failureThreshold = redis.breakerFailures;

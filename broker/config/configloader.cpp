@@ -66,6 +66,15 @@ void readCore(YamlSection section, BrokerConfig::Core &core)
     section.finish();
 }
 
+// "host:port" with a port in 1..65535 (a bracketed IPv6 host too), as the cluster reports nodes.
+bool validNodeAddress(const QString &text)
+{
+    const qsizetype colon = text.lastIndexOf(QLatin1Char(':'));
+    bool ok = false;
+    const int port = colon > 0 ? text.mid(colon + 1).toInt(&ok) : 0;
+    return ok && port >= 1 && port <= 65535;
+}
+
 // The TLS and ACL keys, spelt the same in both layouts (storage.redis.* and gCore's storage.*).
 void readTlsAndUser(YamlSection &section, BrokerConfig::Redis &out)
 {
@@ -108,6 +117,14 @@ void readStorage(YamlContext &context, YamlSection section, BrokerConfig::Storag
     redis.integer("database", storage.redis.database, 0, 15);
     readTlsAndUser(redis, storage.redis);
     redis.string("key_prefix", storage.redis.keyPrefix);
+    redis.boolean("cluster", storage.redis.cluster);
+    redis.stringList("nodes", storage.redis.nodes);
+    for (const QString &node : std::as_const(storage.redis.nodes))
+        if (!validNodeAddress(node))
+            context.fail(redis.markOf("nodes"),
+                         QStringLiteral("'storage.redis.nodes' must list host:port addresses, not '%1'").arg(node));
+    if (storage.redis.isCluster() && storage.redis.database != 0)
+        context.fail(redis.markOf("database"), QStringLiteral("a Redis Cluster has database 0 only"));
     redis.integer("pool_size", storage.redis.poolSize, 1, 256);
     redis.integer("connect_timeout_ms", storage.redis.connectTimeoutMs, 1, 600'000);
     redis.integer("command_timeout_ms", storage.redis.commandTimeoutMs, 1, 600'000);

@@ -43,6 +43,11 @@ struct BrokerConfig
         QString tlsKeyFile;     // its unencrypted PEM private key
         QString tlsServerName;  // SNI and the name the certificate must carry; empty: host
         QString keyPrefix = QString(Broker::Redis::DefaultKeyPrefix);
+        // A Redis/Valkey Cluster: the slot map is read from `nodes` (seeds, "host:port"), or from
+        // host:port when `nodes` is empty. `nodes` not empty implies a cluster.
+        bool cluster = false;
+        QStringList nodes;
+        bool isCluster() const { return cluster || !nodes.isEmpty(); }
         int poolSize = Broker::Redis::PoolLimits{}.size;
         int connectTimeoutMs = Broker::Redis::ConnectionOptions{}.connectTimeoutMs;
         int commandTimeoutMs = Broker::Redis::ConnectionOptions{}.commandTimeoutMs;

@@ -192,7 +192,7 @@ ConnectionPool &ClusterRouter::poolFor(const NodeAddress &address)
 
 NodeAddress ClusterRouter::anyNode()
 {
-    const QList<NodeAddress> &candidates = m_map.isEmpty() ? m_options.seeds : m_map.primaries();
+    const QList<NodeAddress> candidates = m_map.isEmpty() ? m_options.seeds : m_map.servingPrimaries();
     if (candidates.isEmpty())
         return m_nodes.empty() ? NodeAddress{m_connection.host, m_connection.port}
                                : NodeAddress::parse(m_nodes.begin()->first.toUtf8());
@@ -257,7 +257,7 @@ void ClusterRouter::topologyRead(const NodeAddress &from, const RedisReply &repl
     }
     m_map = std::move(map.value());
     ++m_refreshes;
-    for (const NodeAddress &primary : m_map.primaries())
+    for (const NodeAddress &primary : m_map.servingPrimaries())
         poolFor(primary);
     retireStalePools();
     Q_EMIT topologyChanged();
@@ -265,8 +265,9 @@ void ClusterRouter::topologyRead(const NodeAddress &from, const RedisReply &repl
 
 void ClusterRouter::retireStalePools()
 {
+    const QList<NodeAddress> serving = m_map.servingPrimaries();
     for (auto it = m_nodes.begin(); it != m_nodes.end();) {
-        const bool primary = m_map.primaries().contains(NodeAddress::parse(it->first.toUtf8()));
+        const bool primary = serving.contains(NodeAddress::parse(it->first.toUtf8()));
         if (primary || it->second.pool->commandsInFlight() > 0) {
             ++it;
             continue;
@@ -276,6 +277,18 @@ void ClusterRouter::retireStalePools()
         it->second.pool.release()->deleteLater();
         it = m_nodes.erase(it);
     }
+}
+
+bool ClusterRouter::allSlotsServed() const
+{
+    if (m_map.assignedSlots() != SlotCount)
+        return false;
+    for (const NodeAddress &primary : m_map.servingPrimaries()) {
+        const auto it = m_nodes.find(primary.text());
+        if (it == m_nodes.end() || it->second.pool->readyCount() == 0)
+            return false;
+    }
+    return true;
 }
 
 QList<ClusterNodeStatus> ClusterRouter::nodes() const

@@ -69,6 +69,9 @@ public:
     QString lastError() const override;
 
     const SlotMap &slotMap() const { return m_map; }
+    // Every slot has a primary and every primary a ready connection: false while a node is out
+    // of reach or the cluster is failing over (the store's health is then degraded).
+    bool allSlotsServed() const;
     QList<ClusterNodeStatus> nodes() const;
     qint64 movedRedirects() const { return m_moved; }
     qint64 askRedirects() const { return m_asked; }

@@ -2,6 +2,7 @@
 #include "slotmap.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace Broker::Redis {
 
@@ -77,7 +78,8 @@ Result<SlotMap> SlotMap::fromShards(const RedisReply &reply, const QString &answ
         if (!slots || !nodes || slots->type != RedisReply::Type::Array || nodes->type != RedisReply::Type::Array
             || slots->elements.size() % 2 != 0)
             return malformed("shard without slots or nodes");
-        int primary = -1;
+        std::optional<NodeAddress> primary;
+        bool primaryOnline = false;
         for (const RedisReply &node : nodes->elements) {
             const qint64 tlsPort = integerOf(field(node, "tls-port"));
             ClusterNode described;
@@ -90,14 +92,18 @@ Result<SlotMap> SlotMap::fromShards(const RedisReply &reply, const QString &answ
                 return malformed("node without a port");
             // A failed primary is still listed with its old slots until a replica takes over; a
             // shard then may name two: the one that is online serves.
-            if (described.primary && (primary < 0 || described.health == QLatin1String("online")))
-                primary = map.addPrimary(described.address);
+            const bool online = described.health == QLatin1String("online");
+            if (described.primary && (!primary || (online && !primaryOnline))) {
+                primary = described.address;
+                primaryOnline = online;
+            }
             map.m_nodes.append(described);
         }
-        if (primary < 0)
-            continue; // slots without a primary stay unassigned
+        if (!primary || slots->elements.isEmpty())
+            continue; // slots without a primary stay unassigned; a failed primary may be a shard of its own
+        const int index = map.addPrimary(*primary);
         for (qsizetype i = 0; i < slots->elements.size(); i += 2)
-            if (!map.assignRange(integerOf(&slots->elements[i]), integerOf(&slots->elements[i + 1]), primary))
+            if (!map.assignRange(integerOf(&slots->elements[i]), integerOf(&slots->elements[i + 1]), index))
                 return malformed("slot out of range");
     }
     map.countSlots();
@@ -151,6 +157,19 @@ void SlotMap::assign(int slot, const NodeAddress &node)
 {
     if (slot >= 0 && slot < SlotCount)
         m_slotPrimary[std::size_t(slot)] = qint16(addPrimary(node));
+}
+
+QList<NodeAddress> SlotMap::servingPrimaries() const
+{
+    std::vector<bool> serving(std::size_t(m_primaries.size()), false);
+    for (const qint16 index : m_slotPrimary)
+        if (index >= 0)
+            serving[std::size_t(index)] = true;
+    QList<NodeAddress> out;
+    for (qsizetype i = 0; i < m_primaries.size(); ++i)
+        if (serving[std::size_t(i)])
+            out.append(m_primaries[i]);
+    return out;
 }
 
 int SlotMap::assignedSlots() const

@@ -53,7 +53,9 @@ public:
     // What a MOVED redirect says: `slot` is now served by `node`.
     void assign(int slot, const NodeAddress &node);
 
+    // Every primary named so far (by the reply or a MOVED since), and those that serve a slot now.
     const QList<NodeAddress> &primaries() const { return m_primaries; }
+    QList<NodeAddress> servingPrimaries() const;
     const QList<ClusterNode> &nodes() const { return m_nodes; }
     int assignedSlots() const;
     bool isEmpty() const { return m_primaries.isEmpty(); }

@@ -8,6 +8,7 @@
 #include "knownqueues.h"
 #include "rediseventrelay.h"
 #include "redismessage.h"
+#include "storeerrors.h"
 
 #include "core/jsonfields.h"
 
@@ -42,6 +43,21 @@ void RedisOperations::updateQueue(const QString &name, const QueueConfigChange &
 
 void RedisOperations::browse(const QString &name, const BrowseQuery &query, Completion<BrowsePage> done)
 {
+    // On a cluster a dead-letter queue in another slot is read directly, for this queue's messages.
+    if (m_cluster && query.state == MessageState::Dead) {
+        return withConfig(name, [this, name, query, done = std::move(done)](Result<QueueConfig> config) mutable {
+            if (!config)
+                return done(config.error());
+            const bool far = !config->deadLetterQueue.isEmpty() && apart(name, config->deadLetterQueue);
+            browseIn(far ? config->deadLetterQueue : name, name, far, query, std::move(done));
+        });
+    }
+    browseIn(name, name, false, query, std::move(done));
+}
+
+void RedisOperations::browseIn(const QString &queue, const QString &name, bool forOrigin, const BrowseQuery &query,
+                               Completion<BrowsePage> done)
+{
     const std::optional<QString> origin =
         query.state == MessageState::Dead ? std::optional<QString>(QString()) : std::nullopt;
     const BrowseFilter filter(query, origin);
@@ -57,8 +73,9 @@ void RedisOperations::browse(const QString &name, const BrowseQuery &query, Comp
                               QByteArray::number(query.limit),
                               QByteArray::number(scanning ? BrowseQuery::MaxScan : 0),
                               query.id.toUtf8(),
-                              escapedText};
-    run(m_script.browse, name, args, Retry::Reads,
+                              escapedText,
+                              forOrigin ? name.toUtf8() : QByteArray()};
+    run(m_script.browse, queue, args, Retry::Reads,
         [name, query, filter, scanning, done = std::move(done)](Result<RedisReply> reply) {
             if (!reply)
                 return done(reply.error());
@@ -104,6 +121,22 @@ void RedisOperations::browse(const QString &name, const BrowseQuery &query, Comp
 
 void RedisOperations::messageAction(const QString &name, const MessageAction &action, Completion<MessageActionResult> done)
 {
+    if (action.kind != MessageAction::Kind::Move || !apart(name, action.target))
+        return act(name, action, std::move(done));
+    // On a cluster the script cannot see a target in another slot: it is checked here (it exists,
+    // the messages fit), then they go by transfers. A target deleted in between gives them back.
+    queueInfo(action.target, [this, name, action, done = std::move(done)](Result<QueueInfo> target) mutable {
+        if (!target)
+            return done(target.error().code == ErrorCode::QueueNotFound ? StoreErrors::targetNotFound() : target.error());
+        const qint64 held = target->depth + target->delayed + target->inFlight;
+        if (held + action.ids.size() > target->config.maxSize)
+            return done(StoreErrors::queueFull());
+        act(name, action, std::move(done));
+    });
+}
+
+void RedisOperations::act(const QString &name, const MessageAction &action, Completion<MessageActionResult> done)
+{
     QByteArrayList args{messageActionName(action.kind), action.target.toUtf8()};
     for (const QString &id : action.ids)
         args << id.toUtf8();
@@ -131,7 +164,32 @@ void RedisOperations::messageAction(const QString &name, const MessageAction &ac
 
 void RedisOperations::redrive(const QString &name, const RedriveRequest &request, Completion<RedriveResult> done)
 {
-    QByteArrayList args{QByteArray::number(request.ids.isEmpty() ? request.limit : 0),
+    if (!m_cluster)
+        return redriveFrom(name, name, false, {}, request, std::move(done));
+    // On a cluster a dead-letter queue in another slot runs the redrive itself, for this queue's
+    // messages; the registry tells it which origins in other slots are still there.
+    withConfig(name, [this, name, request, done = std::move(done)](Result<QueueConfig> config) mutable {
+        if (!config)
+            return done(config.error());
+        const bool far = !config->deadLetterQueue.isEmpty() && apart(name, config->deadLetterQueue);
+        registryEntries([this, name, far, dlq = config->deadLetterQueue, request, done = std::move(done)](
+                            Result<QList<std::pair<QString, QByteArray>>> entries) mutable {
+            if (!entries)
+                return done(entries.error());
+            QByteArray present;
+            for (const auto &[queue, generation] : *entries)
+                present += queue.toUtf8() + '\n';
+            redriveFrom(far ? dlq : name, name, far, present, request, std::move(done));
+        });
+    });
+}
+
+void RedisOperations::redriveFrom(const QString &queue, const QString &name, bool forOrigin, const QByteArray &present,
+                                  const RedriveRequest &request, Completion<RedriveResult> done)
+{
+    QByteArrayList args{forOrigin ? name.toUtf8() : QByteArray(),
+                        present,
+                        QByteArray::number(request.ids.isEmpty() ? request.limit : 0),
                         QByteArray::number(request.ids.size())};
     for (const QString &id : request.ids)
         args << id.toUtf8();
@@ -141,7 +199,7 @@ void RedisOperations::redrive(const QString &name, const RedriveRequest &request
         JsonFields::appendString(stored, it.value());
         args << it.key().toUtf8() << stored;
     }
-    run(m_script.redrive, name, std::move(args), Retry::Never,
+    run(m_script.redrive, queue, std::move(args), Retry::Never,
         [name, request, done = std::move(done)](Result<RedisReply> reply) {
             if (!reply)
                 return done(reply.error());

@@ -8,6 +8,7 @@
 #include "storeerrors.h"
 
 #include "core/messageid.h"
+#include "redis/hashslot.h"
 #include "errors/logging.h"
 
 #include <algorithm>
@@ -28,8 +29,45 @@ RedisOperations::RedisOperations(ResilientScriptRunner &runner, const QueueTypeC
     : m_runner(runner), m_types(types), m_clock(clock), m_ids(ids), m_known(known), m_events(events),
       m_prefix(std::move(keyPrefix)), m_maintenanceBatch(maintenanceBatch)
 {
-    if (cluster)
-        m_cluster.emplace(m_runner, m_script, m_clock, m_prefix);
+    if (!cluster)
+        return;
+    m_cluster.emplace(m_runner, m_script, m_clock, m_prefix);
+    m_transfers.emplace(m_runner, m_script, *m_cluster, m_events, m_prefix,
+                        [this](const Script &script, const QString &queue, QByteArrayList args,
+                               ClusterTransfers::ScriptDone done) {
+                            run(script, queue, std::move(args), Retry::Never, std::move(done));
+                        });
+}
+
+namespace {
+
+// Whether a script's events tell of messages that may wait in its queue's outbox (cluster).
+bool leftForAnotherSlot(const RedisReply &events)
+{
+    for (qsizetype i = 0; i < events.elements.size(); i += 5) {
+        const QByteArray &kind = events.elements[i].string;
+        if (kind == "DeadLettered" || kind == "Moved" || kind == "Redriven")
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool RedisOperations::apart(const QString &a, const QString &b) const
+{
+    return m_cluster && Redis::hashSlot(a.toUtf8()) != Redis::hashSlot(b.toUtf8());
+}
+
+void RedisOperations::withConfig(const QString &name, std::function<void(Result<QueueConfig>)> then)
+{
+    if (const QueueConfig *known = m_known.config(name))
+        return then(*known);
+    queueInfo(name, [then = std::move(then)](Result<QueueInfo> info) {
+        if (!info)
+            return then(info.error());
+        then(info->config);
+    });
 }
 
 QByteArray RedisOperations::key(const QString &queue, const char *part) const
@@ -60,7 +98,12 @@ void RedisOperations::run(const Script &script, const QString &queue, QByteArray
                 m_known.replaced(queue);
             return done(refused.error());
         }
-        m_events.relay(reply->elements.value(1), user, m_known);
+        const RedisReply &events = reply->elements.value(1);
+        m_events.relay(events, user, m_known);
+        // On a cluster the answer waits until what the script sent to other slots got there (or
+        // Redis failed meanwhile: then the reaper hands it over later), as on one server.
+        if (m_transfers && leftForAnotherSlot(events))
+            return m_transfers->deliver(queue, [done, payload = reply->elements.value(0)] { done(payload); });
         done(reply->elements.value(0));
     });
 }
@@ -127,6 +170,8 @@ void RedisOperations::deleteQueue(const QString &name, Completion<qint64> done)
         const QByteArray generation = reply->elements.value(1).string;
         if (m_cluster && !generation.isEmpty())
             m_cluster->withdraw(name, generation, [](Result<void>) {});
+        if (m_transfers) // what the queue sent away before it went still reaches its targets
+            m_transfers->deliver(name);
         done(integerOf(reply->elements.value(0)));
     });
 }
@@ -410,6 +455,8 @@ void RedisOperations::runMaintenance(Completion<qint64> done)
                             gather->next = due;
                         if (integerOf(reply->elements.value(1)) == 1)
                             m_events.available(name);
+                        if (m_transfers && integerOf(reply->elements.value(2)) > 0)
+                            m_transfers->deliver(name);
                         next(QueueInfo{});
                     });
             });

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "clusterqueueregistry.h"
+#include "clustertransfers.h"
 #include "core/queuestore.h"
 #include "readyset.h"
 #include "redisscripts.h"
@@ -89,6 +90,10 @@ private:
     void create(const QString &name, const QueueConfig &config, const QByteArray &generation, Completion<QueueInfo> done);
     void drainEnrolled(const QByteArray &identity, const PublishSpool::Batch &batch, const QByteArray &generation,
                        Completion<qint64> done);
+    // On a cluster: whether queue `a`'s scripts cannot reach queue `b`'s keys (another slot).
+    bool apart(const QString &a, const QString &b) const;
+    // The queue's configuration from what is known, asking Redis when it is not.
+    void withConfig(const QString &name, std::function<void(Result<QueueConfig>)> then);
     // The registry's names (with their cluster generations; empty on one server).
     void registryEntries(std::function<void(Result<QList<std::pair<QString, QByteArray>>>)> done);
     // Runs `script` for `queue`; the reply's events go to the listener before `done` gets the
@@ -101,6 +106,15 @@ private:
     template<typename Step>
     void forEachQueue(Step step, Completion<QList<QueueInfo>> done);
     void settle(const QString &name, const MessageRef &ref, const char *action, qint64 ms, ScriptDone done);
+    // browse.lua run in `queue` for `name`'s messages (`forOrigin`: `queue` is name's dead-letter
+    // queue in another slot, read for the messages it has from `name`).
+    void browseIn(const QString &queue, const QString &name, bool forOrigin, const BrowseQuery &query,
+                  Completion<BrowsePage> done);
+    void act(const QString &name, const MessageAction &action, Completion<MessageActionResult> done);
+    // redrive.lua run in `queue` for `name` (`forOrigin` as for browseIn); `present`: the queues
+    // that exist, one per line (cluster).
+    void redriveFrom(const QString &queue, const QString &name, bool forOrigin, const QByteArray &present,
+                     const RedriveRequest &request, Completion<RedriveResult> done);
 
     ResilientScriptRunner &m_runner;
     const QueueTypeCatalog &m_types;
@@ -112,6 +126,7 @@ private:
     const int m_maintenanceBatch;
     const RedisScripts::Set m_script;
     std::optional<ClusterQueueRegistry> m_cluster; // set on a cluster
+    std::optional<ClusterTransfers> m_transfers;   // set on a cluster
 };
 
 } // namespace Broker

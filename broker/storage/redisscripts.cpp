@@ -39,6 +39,8 @@ Set::Set()
       redrive(load("redrive")),
       messageAction(load("message_action")),
       withdraw(load("withdraw")),
+      receive(load("receive")),
+      giveback(load("giveback")),
       streamConsume(load("stream_consume")),
       streamSettle(load("stream_settle")),
       streamMaintain(load("stream_maintain")),

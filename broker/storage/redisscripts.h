@@ -18,6 +18,7 @@ struct Set
     Set();
     Redis::Script create, update, remove, publish, consume, settle, maintain, info, browse, purge, redrive, messageAction;
     Redis::Script withdraw; // the cluster registry's conditional removal (ClusterQueueRegistry)
+    Redis::Script receive, giveback; // the cluster's transfers between slots (ClusterTransfers)
     Redis::Script streamConsume, streamSettle, streamMaintain, drain;
 };
 

@@ -78,8 +78,9 @@ HealthStatus RedisStore::health() const
 {
     const CircuitBreaker &breaker = m_runner.breaker();
     const bool reachable = breaker.state() == CircuitBreaker::State::Closed && m_client->readyCount() > 0;
+    // On a cluster, a primary out of reach leaves some queues without an answer.
     if (reachable && !spoolHasWork())
-        return HealthStatus::Healthy;
+        return m_cluster && !m_cluster->allSlotsServed() ? HealthStatus::Degraded : HealthStatus::Healthy;
     // Publishes still land somewhere safe while the spool takes them.
     if (m_spooling || breaker.state() == CircuitBreaker::State::Closed)
         return HealthStatus::Degraded;

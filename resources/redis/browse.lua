@@ -1,6 +1,8 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- KEYS: meta
--- ARGV: prefix, queue, now, state (ready|delayed|in_flight|dead), offset, limit, scan, id, text
+-- ARGV: prefix, queue, now, state (ready|delayed|in_flight|dead), offset, limit, scan, id, text,
+--       origin (cluster: state dead asked of a dead-letter queue in another slot than its origin's,
+--       for that origin's messages; else empty)
 -- Two ways to read one state, in its order (ready: delivery order; delayed: due time; in flight:
 -- lease end), touching nothing:
 --   scan = 0: a page, messages offset+1 .. offset+limit;
@@ -18,7 +20,9 @@ local wantId, text = ARGV[8], ARGV[9]
 local origin = nil
 
 if state == 'dead' then
-  if q.dlq ~= '' then
+  if (ARGV[10] or '') ~= '' then
+    origin = ARGV[10]
+  elseif q.dlq ~= '' then
     origin = q.name
     q = open(ARGV[1], q.dlq)
     if not q then return {{0, 0, {}}, EVENTS} end

@@ -17,7 +17,10 @@
 --   P{Q}:gd:<group>  ZSET   stream queues: entry id scored by lease deadline (ms)
 --   P{Q}:spooled     HASH   publish spool identity -> highest batch number drained into this queue
 --   P{Q}:deleted     STRING when the queue was deleted (ms), kept for a day after a delete (drain.lua)
---   Pqueues          SET    names of all queues (the registry; never KEYS)
+--   P{Q}:outbox      LIST   cluster: messages bound for queues in other slots, until handed over (transfers below)
+--   P{Q}:transfers   STRING cluster: counter that names this queue's transfers
+--   P{Q}:received    ZSET   cluster: transfers taken in, scored by time (ms), kept for a day: taken once
+--   Pqueues          SET    names of all queues (the registry; never KEYS); on a cluster Pregistry instead
 --   Pnodes           STRING counter that gives each broker its node number for message ids
 --
 -- A message is compact JSON that always begins {"id":"<id>","ts":<ms>, -- ts starts its TTL --
@@ -67,6 +70,7 @@ local function open(prefix, name)
     meta = base .. 'meta', ready = base .. 'ready', prios = base .. 'prios', delayed = base .. 'delayed',
     leases = base .. 'leases', deadlines = base .. 'deadlines', deliveries = base .. 'deliveries',
     stream = base .. 'stream', ids = base .. 'ids', groupPrefix = base .. 'g:', deadlinePrefix = base .. 'gd:',
+    outbox = base .. 'outbox', transfers = base .. 'transfers',
   }
 end
 
@@ -142,11 +146,45 @@ local function size(q)
   return readyCount(q) + redis.call('ZCARD', q.delayed) + redis.call('HLEN', q.leases)
 end
 
+-- Transfers between slots (Redis Cluster) -----------------------------------------------------
+
+-- The cluster slot of a queue's keys: CRC16 (XMODEM) of its name, the hash tag, modulo 16384.
+local function slotOf(name)
+  local crc = 0
+  for i = 1, #name do
+    crc = bit.bxor(crc, bit.lshift(string.byte(name, i), 8))
+    for _ = 1, 8 do
+      if bit.band(crc, 0x8000) ~= 0 then
+        crc = bit.band(bit.bxor(bit.lshift(crc, 1), 0x1021), 0xffff)
+      else
+        crc = bit.band(bit.lshift(crc, 1), 0xffff)
+      end
+    end
+  end
+  return bit.band(crc, 16383)
+end
+
+-- Whether a script of queue `from` may touch the keys of queue `name`: always on one server, on a
+-- cluster when both share a slot.
+local function reachable(from, name) return REGISTRY ~= nil or slotOf(from) == slotOf(name) end
+
+-- A message bound for a queue this script cannot reach waits in its own queue's outbox, in order,
+-- as "kind \n target \n transfer \n message \n original" (compact JSON holds no raw newline),
+-- until the broker hands it over with receive.lua (taken once per transfer name, whatever is
+-- repeated after a crash or a failover) and then removes it with LREM. Kinds: dl (the target is
+-- the dead-letter queue, made with defaults when missing), move and redrive (a target that is
+-- gone gives the original back to this queue: giveback.lua).
+local function sendAway(q, kind, target, message, original)
+  local transfer = q.name .. ':' .. redis.call('INCR', q.transfers)
+  redis.call('RPUSH', q.outbox, kind .. '\n' .. target .. '\n' .. transfer .. '\n' .. message .. '\n' .. (original or ''))
+end
+
 -- Dead-lettering --------------------------------------------------------------------------------
 
 -- Hands a message the queue gives up on to its dead-letter queue (created with defaults when
 -- missing), or drops it (counted) when there is none. Dead-letter queues take messages beyond
--- max_size: refusing would lose them.
+-- max_size: refusing would lose them. On a cluster a dead-letter queue in another slot (or one
+-- still to be made, which the registry must know first) gets it by a transfer.
 local function deadLetter(q, message, reason, nowMs, streamDeliveries)
   local id = parse(message)
   local deliveries = streamDeliveries or tonumber(redis.call('HGET', q.deliveries, id) or '0')
@@ -158,11 +196,18 @@ local function deadLetter(q, message, reason, nowMs, streamDeliveries)
   end
   count(q, 'dead_lettered')
   event('DeadLettered', q.name, id, deliveries, reason)
-  createQueue(q.prefix, q.dlq, 'list', 10000, 86400, 30, 5, '', nowMs)
-  local dlq = open(q.prefix, q.dlq)
   local _, _, rest = parse(message)
   local moved = string.format('{"id":"%s","ts":%d,"dl":{"q":"%s","r":"%s","at":%d},%s',
                               id, nowMs, q.name, reason, nowMs, withoutDeadLetter(rest))
+  local dlq = reachable(q.name, q.dlq) and open(q.prefix, q.dlq)
+  if not dlq and not REGISTRY then
+    sendAway(q, 'dl', q.dlq, moved)
+    return true
+  end
+  if not dlq then
+    createQueue(q.prefix, q.dlq, 'list', 10000, 86400, 30, 5, '', nowMs)
+    dlq = open(q.prefix, q.dlq)
+  end
   pushReady(dlq, moved)
   redis.call('HDEL', dlq.deliveries, id)
   return true

@@ -2,7 +2,8 @@
 -- The reaper of a list or priority queue; safe to run on every broker at once (it is atomic).
 -- KEYS: meta
 -- ARGV: prefix, queue, now, limit (messages handled per step and kind)
--- Replies {next due time (0: none; now: more to do), 1 when messages became deliverable}.
+-- Replies {next due time (0: none; now: more to do), 1 when messages became deliverable, transfers
+-- waiting in the outbox (cluster)}.
 local q = open(ARGV[1], ARGV[2])
 if not q or q.type == 'stream' then return {{0, 0}, EVENTS} end
 local now = tonumber(ARGV[3])
@@ -62,4 +63,6 @@ if #first > 0 then nextDue = tonumber(first[2]) end
 first = redis.call('ZRANGE', q.delayed, 0, 0, 'WITHSCORES')
 if #first > 0 and (nextDue == 0 or tonumber(first[2]) < nextDue) then nextDue = tonumber(first[2]) end
 if more then nextDue = now end
-return {{nextDue, available}, EVENTS}
+-- On a cluster, transfers waiting in the outbox (see lib.lua) are the broker's to hand over.
+local waiting = REGISTRY and 0 or redis.call('LLEN', q.outbox)
+return {{nextDue, available, waiting}, EVENTS}

@@ -2,6 +2,8 @@
 -- An operator's action on chosen messages of a queue, wherever they stand (ready, delayed, leased).
 -- KEYS: meta
 -- ARGV: prefix, queue, now, action (delete|requeue|move|dead_letter), target (move), ids...
+-- On a cluster a move target in another slot is checked by the broker before (it exists, it has
+-- room) and takes the messages by a transfer (see lib.lua).
 -- Replies {affected, {ids acted on...}}. Refuses: TARGET_NOT_FOUND, QUEUE_FULL (move: the ids asked
 -- for would not all fit in the target; nothing moves), NO_DLQ (dead_letter without a dead-letter queue).
 local q = open(ARGV[1], ARGV[2])
@@ -18,7 +20,9 @@ for i = 6, #ARGV do
 end
 
 local target = nil
-if action == 'move' then
+if action == 'move' and not reachable(q.name, ARGV[5]) then
+  target = {name = ARGV[5], far = true}
+elseif action == 'move' then
   target = open(ARGV[1], ARGV[5])
   if not target then return redis.error_reply('TARGET_NOT_FOUND target queue not found') end
   local held = target.type == 'stream' and redis.call('XLEN', target.stream) or size(target)
@@ -36,10 +40,15 @@ local function settleTaken(id, message, deliveries)
     event('Deleted', q.name, id, deliveries, '')
   elseif action == 'move' then
     redis.call('HDEL', q.deliveries, id)
-    redis.call('HDEL', target.deliveries, id)
     local _, _, rest = parse(message)
     event('Moved', q.name, id, deliveries, target.name)
-    pushReady(target, string.format('{"id":"%s","ts":%d,%s', id, now, withoutDeadLetter(rest)))
+    local moved = string.format('{"id":"%s","ts":%d,%s', id, now, withoutDeadLetter(rest))
+    if target.far then
+      sendAway(q, 'move', target.name, moved, message)
+    else
+      redis.call('HDEL', target.deliveries, id)
+      pushReady(target, moved)
+    end
   else
     deadLetter(q, message, 'manual', now, q.type == 'stream' and deliveries or nil)
   end

@@ -1,7 +1,8 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- The reaper of a stream queue; safe to run on every broker at once (it is atomic).
 -- KEYS: meta   ARGV: prefix, queue, now, limit
--- Replies {next due time (0: none; now: more to do), 1 when entries became claimable}.
+-- Replies {next due time (0: none; now: more to do), 1 when entries became claimable, transfers
+-- waiting in the outbox (cluster)}.
 local q = open(ARGV[1], ARGV[2])
 if not q or q.type ~= 'stream' then return {{0, 0}, EVENTS} end
 local now = tonumber(ARGV[3])
@@ -44,4 +45,6 @@ trimStream(q, limit)
 -- Entries another broker published wake this broker's waiting consumers too (within a run).
 if available == 0 and redis.call('XLEN', q.stream) > 0 then available = 1 end
 if more then nextDue = now end
-return {{nextDue, available}, EVENTS}
+-- On a cluster, transfers waiting in the outbox (see lib.lua) are the broker's to hand over.
+local waiting = REGISTRY and 0 or redis.call('LLEN', q.outbox)
+return {{nextDue, available, waiting}, EVENTS}

@@ -242,9 +242,11 @@ void TestClusterRouter::survivesAPrimaryKilled()
     QVERIFY(victim >= 0);
     // The replica must have the key before the primary dies (replication is asynchronous).
     QCOMPARE(m_cluster.node(victim).cli({"WAIT", "1", "2000"}), QByteArray("1"));
+    QVERIFY(router->allSlotsServed());
     QElapsedTimer timer;
     timer.start();
     m_cluster.node(victim).kill();
+    QVERIFY(waitUntil([&] { return !router->allSlotsServed(); }, 5000));
     // Keyed commands that find no connection are retried after refreshes until the replica is
     // promoted; one that was sent when the node died may fail (it may have run).
     qint64 firstSuccessMs = -1;
@@ -258,6 +260,8 @@ void TestClusterRouter::survivesAPrimaryKilled()
     QVERIFY(firstSuccessMs >= 0);
     QVERIFY(firstSuccessMs <= RedisCluster::NodeTimeoutMs + 3000 + 2000);
     QVERIFY(waitUntil([&] { return router->slotMap().primaryOf(hashSlot(key))->port != m_cluster.node(victim).port(); }));
+    QVERIFY(waitUntil([&] { return router->allSlotsServed(); }, 5000));
+    QCOMPARE(router->slotMap().servingPrimaries().size(), 3);
     // The old primary comes back as a replica of the new one.
     QVERIFY(m_cluster.node(victim).restart());
     QVERIFY(m_cluster.waitHealthy(30'000));

@@ -96,6 +96,7 @@ void TestSlotMap::shardsPreferOnlinePrimaryAndTlsPort()
     const auto plain = SlotMap::fromShards(reply, QString(), false);
     QVERIFY(plain.ok());
     QCOMPARE(plain->primaryOf(100)->port, 7003);
+    QCOMPARE(plain->primaries().size(), 1); // the failed one serves nothing
     const auto tls = SlotMap::fromShards(reply, QString(), true);
     QVERIFY(tls.ok());
     QCOMPARE(tls->primaryOf(100)->port, 8003);

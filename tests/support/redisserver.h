@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <csignal>
+#include <sys/prctl.h>
 #include <sys/types.h>
 
 namespace Broker::Testing {
@@ -71,6 +72,8 @@ public:
         m_extraArgs = extraArgs;
         m_process = std::make_unique<QProcess>();
         m_process->setProcessChannelMode(QProcess::MergedChannels);
+        // Dies with the test, also when the test aborts before its destructors run.
+        m_process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
         m_process->start(executable(), QStringList{QStringLiteral("--port"), QString::number(m_port),
                                                    QStringLiteral("--bind"), QStringLiteral("127.0.0.1"),
                                                    QStringLiteral("--save"), QString(),

@@ -1,0 +1,17 @@
+-- SPDX-License-Identifier: GPL-3.0-or-later
+-- A Redis Cluster transfer whose target is gone (a move or a redrive; see lib.lua): the original
+-- goes back to the front of its queue, as if it had never left, and leaves the outbox. A queue
+-- deleted meanwhile takes nothing back (its messages went with it).
+-- KEYS: meta   ARGV: prefix, queue, now, outbox entry
+-- Replies 1 when given back, 0 when the entry had left the outbox already.
+local q = open(ARGV[1], ARGV[2])
+local outbox = ARGV[1] .. '{' .. ARGV[2] .. '}:outbox'
+if redis.call('LREM', outbox, 1, ARGV[4]) == 0 then return {0, EVENTS} end
+if q then
+  local _, _, _, _, original = string.match(ARGV[4], '^([^\n]*)\n([^\n]*)\n([^\n]*)\n([^\n]*)\n(.*)$')
+  if original and original ~= '' then
+    if q.type == 'stream' then pushReady(q, original) else requeueReady(q, original) end
+    event('Requeued', q.name, (parse(original)), 0, 'target gone')
+  end
+end
+return {1, EVENTS}
