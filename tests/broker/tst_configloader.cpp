@@ -15,6 +15,7 @@ class TestConfigLoader : public QObject
 private Q_SLOTS:
     void shippedFileHoldsTheDefaults();
     void readsValues();
+    void readsClusterNodes();
     void errorsPointAtTheLine_data();
     void errorsPointAtTheLine();
     void unknownKeysAreWarnings();
@@ -67,6 +68,17 @@ void TestConfigLoader::shippedFileHoldsTheDefaults()
     QCOMPARE(c.errors.maxLogBytes, d.errors.maxLogBytes);
     QCOMPARE(c.core.environment, d.core.environment);
     QCOMPARE(c.queues.defaultType, d.queues.defaultType);
+}
+
+void TestConfigLoader::readsClusterNodes()
+{
+    const Result<LoadedConfig> loaded =
+        ConfigLoader::loadText("storage:\n  redis:\n    nodes: [\"10.0.0.1:7000\", \"10.0.0.2:7000\"]\n", "c.yaml");
+    QVERIFY2(loaded.ok(), loaded.ok() ? "" : qPrintable(loaded.error().message));
+    QVERIFY(loaded->warnings.isEmpty());
+    QCOMPARE(loaded->config.storage.redis.nodes, (QStringList{"10.0.0.1:7000", "10.0.0.2:7000"}));
+    QVERIFY(loaded->config.storage.redis.isCluster()); // nodes imply a cluster
+    QVERIFY(!BrokerConfig{}.storage.redis.isCluster());
 }
 
 void TestConfigLoader::readsValues()
@@ -130,6 +142,12 @@ void TestConfigLoader::errorsPointAtTheLine_data()
                                               << "b.yaml:3:10: role 'ops' needs a 'permissions' list";
     QTest::addRow("list-of-maps") << QByteArray("api:\n  cors_origins: [{a: b}]\n")
                                   << "b.yaml:2:18: 'api.cors_origins' must be a list of strings";
+    QTest::addRow("cluster-node-without-port")
+        << QByteArray("storage:\n  redis:\n    nodes: [\"r1:7000\", \"r2\"]\n")
+        << "b.yaml:3:12: 'storage.redis.nodes' must list host:port addresses, not 'r2'";
+    QTest::addRow("cluster-database")
+        << QByteArray("storage:\n  redis:\n    cluster: true\n    database: 3\n")
+        << "b.yaml:4:15: a Redis Cluster has database 0 only";
 }
 
 void TestConfigLoader::errorsPointAtTheLine()

@@ -151,6 +151,7 @@ private Q_SLOTS:
     void durabilityFollowsTheJournal();
     void tlsFilesStartAtTheConfigFolder();
     void configuredProcessorsReachTheirOptions();
+    void clusterSeeds();
 };
 
 void TestHostOptions::defaultsMapOntoComponentDefaults_data()
@@ -230,6 +231,24 @@ void TestHostOptions::tlsFilesStartAtTheConfigFolder()
     const Redis::ConnectionOptions redis = HostOptions::redisStore(config, QStringLiteral("/etc/brokerd")).connection;
     QCOMPARE(redis.tlsCaFile, QStringLiteral("/etc/brokerd/redis/ca.pem"));
     QCOMPARE(redis.tlsCertFile, QString());
+}
+
+void TestHostOptions::clusterSeeds()
+{
+    BrokerConfig config;
+    QVERIFY(!HostOptions::redisStore(config).cluster.has_value());
+    config.storage.redis.cluster = true;
+    config.storage.redis.host = QStringLiteral("redis-0");
+    config.storage.redis.port = 7000;
+    const RedisStoreOptions fromHost = HostOptions::redisStore(config);
+    QVERIFY(fromHost.cluster.has_value());
+    QCOMPARE(fromHost.cluster->seeds, (QList<Redis::NodeAddress>{{QStringLiteral("redis-0"), 7000}}));
+    config.storage.redis.cluster = false;
+    config.storage.redis.nodes = QStringList{QStringLiteral("10.0.0.1:7000"), QStringLiteral("[::1]:7001")};
+    const RedisStoreOptions fromNodes = HostOptions::redisStore(config);
+    QVERIFY(fromNodes.cluster.has_value());
+    QCOMPARE(fromNodes.cluster->seeds, (QList<Redis::NodeAddress>{{QStringLiteral("10.0.0.1"), 7000},
+                                                                   {QStringLiteral("::1"), 7001}}));
 }
 
 void TestHostOptions::durabilityFollowsTheJournal()
