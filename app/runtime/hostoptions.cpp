@@ -96,6 +96,7 @@ RedisStoreOptions redisStore(const BrokerConfig &config, const QString &configDi
     options.connection.commandTimeoutMs = redis.commandTimeoutMs;
     options.pool.size = redis.poolSize;
     options.pool.waitTimeoutMs = redis.poolWaitTimeoutMs;
+    options.replicaWait = Redis::ReplicaWait{redis.waitReplicas, redis.waitTimeoutMs};
     if (redis.isCluster()) {
         options.cluster.emplace();
         for (const QString &node : redis.nodes)

@@ -123,6 +123,8 @@ void readStorage(YamlContext &context, YamlSection section, BrokerConfig::Storag
         if (!validNodeAddress(node))
             context.fail(redis.markOf("nodes"),
                          QStringLiteral("'storage.redis.nodes' must list host:port addresses, not '%1'").arg(node));
+    redis.integer("wait_replicas", storage.redis.waitReplicas, 0, 16);
+    redis.integer("wait_timeout_ms", storage.redis.waitTimeoutMs, 1, 60'000);
     if (storage.redis.isCluster() && storage.redis.database != 0)
         context.fail(redis.markOf("database"), QStringLiteral("a Redis Cluster has database 0 only"));
     redis.integer("pool_size", storage.redis.poolSize, 1, 256);

@@ -48,6 +48,9 @@ struct BrokerConfig
         bool cluster = false;
         QStringList nodes;
         bool isCluster() const { return cluster || !nodes.isEmpty(); }
+        // Changes are answered only once this many replicas have them (WAIT), else 503.
+        int waitReplicas = Broker::Redis::ReplicaWait{}.replicas;
+        int waitTimeoutMs = Broker::Redis::ReplicaWait{}.timeoutMs;
         int poolSize = Broker::Redis::PoolLimits{}.size;
         int connectTimeoutMs = Broker::Redis::ConnectionOptions{}.connectTimeoutMs;
         int commandTimeoutMs = Broker::Redis::ConnectionOptions{}.commandTimeoutMs;

@@ -49,6 +49,15 @@ struct PoolLimits
     int maxWaitingCommands = 10'000; // commands allowed to wait for a connection; more fail at once
 };
 
+// How many replicas must have a write before it counts (Redis WAIT). Redis replicates
+// asynchronously: without this, a write acknowledged by a primary that dies before its replicas
+// have it is lost in the failover.
+struct ReplicaWait
+{
+    int replicas = 0;     // 0: writes are not waited for
+    int timeoutMs = 1000; // WAIT's own timeout; the command's deadline is this plus the command timeout
+};
+
 // Every key of a store starts with it.
 inline constexpr QLatin1StringView DefaultKeyPrefix{"brokerdesk:"};
 

@@ -67,6 +67,7 @@ public:
     int commandsInFlight() const override;
     qint64 reconnects() const override;
     QString lastError() const override;
+    int commandTimeoutMs() const override { return m_connection.commandTimeoutMs; }
 
     const SlotMap &slotMap() const { return m_map; }
     // Every slot has a primary and every primary a ready connection: false while a node is out

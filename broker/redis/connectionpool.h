@@ -45,6 +45,7 @@ public:
     int commandsInFlight() const override;
     qint64 reconnects() const override { return m_reconnects; }
     QString lastError() const override { return m_lastError; }
+    int commandTimeoutMs() const override { return m_connection.commandTimeoutMs; }
     const ConnectionOptions &connectionOptions() const { return m_connection; }
 
 Q_SIGNALS:

@@ -33,6 +33,7 @@ public:
     virtual int commandsInFlight() const = 0;
     virtual qint64 reconnects() const = 0;
     virtual QString lastError() const = 0; // why a connection was last lost; safe to show
+    virtual int commandTimeoutMs() const = 0; // a command's deadline when it names none
 };
 
 } // namespace Broker::Redis

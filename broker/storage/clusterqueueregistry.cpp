@@ -37,7 +37,7 @@ void ClusterQueueRegistry::enroll(const QString &name, std::function<void(Result
                 return done(unexpected("HSET"));
             done(generation);
         },
-        m_key);
+        m_key, true);
 }
 
 void ClusterQueueRegistry::withdraw(const QString &name, const QByteArray &generation,

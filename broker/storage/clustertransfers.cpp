@@ -106,7 +106,7 @@ void ClusterTransfers::remove(const QString &queue, QList<Entry> entries, qsizet
             ++m_handedOver;
             handOver(queue, std::move(entries), next + 1);
         },
-        key);
+        key, true);
 }
 
 void ClusterTransfers::giveBack(const QString &queue, QList<Entry> entries, qsizetype next)

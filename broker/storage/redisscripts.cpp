@@ -131,6 +131,9 @@ Result<void> replyError(const RedisReply &reply)
     const QByteArray code = reply.errorCode();
     if (code == "QUEUE_NOT_FOUND")
         return StoreErrors::queueNotFound();
+    if (code == "NOREPLICAS") // storage.redis.wait_replicas not reached (Redis::ScriptRunner)
+        return Error{ErrorCode::Unavailable,
+                     QStringLiteral("Not stored durably: %1").arg(QString::fromUtf8(reply.string.mid(code.size() + 1)))};
     if (code == "NOT_ENROLLED")
         return Error{ErrorCode::QueueNotFound, QStringLiteral("Queue not found"), NotEnrolled};
     if (code == "QUEUE_EXISTS")

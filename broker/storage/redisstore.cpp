@@ -31,6 +31,7 @@ RedisStore::RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types,
       m_operations(m_runner, types, clock, m_ids, m_known, m_events, m_options.keyPrefix.toUtf8(),
                    m_options.maintenanceBatch, m_cluster != nullptr)
 {
+    m_runner.setReplicaWait(m_options.replicaWait);
     m_runner.setBreakerObserver(
         [this](CircuitBreaker::State now, const QString &failure) { logBreakerChange(now, failure); });
 }

@@ -28,6 +28,9 @@ struct RedisStoreOptions
     // Set: a Redis/Valkey Cluster, its slot map read from the seed nodes (connection gives the
     // rest: TLS, credentials, timeouts). Unset: the one server at connection.host:port.
     std::optional<Redis::ClusterOptions> cluster;
+    // Changes count only once this many replicas have them (WAIT); else they are answered
+    // Unavailable ("Not stored durably"). 0: not waited for.
+    Redis::ReplicaWait replicaWait;
     QString keyPrefix = QString(Redis::DefaultKeyPrefix); // every key starts with it
     CircuitBreaker::Options breaker; // 5 failures in a row -> open; probes after 1 s, 2 s, ... up to 30 s
     // Reads (queue info, list, browse) that fail for want of an answer are tried again this way.

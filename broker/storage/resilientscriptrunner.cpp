@@ -16,7 +16,7 @@ using Redis::Script;
 
 ResilientScriptRunner::ResilientScriptRunner(Redis::RedisClient &client, CircuitBreaker::Options breaker,
                                              RetryPolicy readRetry, const Clock &clock)
-    : m_client(client), m_scripts(client), m_breaker(breaker, clock), m_readRetry(readRetry), m_clock(clock),
+    : m_scripts(client), m_breaker(breaker, clock), m_readRetry(readRetry), m_clock(clock),
       m_random(QRandomGenerator::global()->generate64())
 {
 }
@@ -51,21 +51,22 @@ void ResilientScriptRunner::attempt(const Script &script, const QByteArrayList &
                                [this, &script, keys, args, retry, attemptNumber, done]() mutable {
                                    attempt(script, keys, args, retry, attemptNumber + 1, std::move(done));
                                });
-        });
+        },
+        retry == Retry::Never); // changes wait for the replicas, reads do not
 }
 
-void ResilientScriptRunner::command(const QByteArrayList &args, CommandCallback done, QByteArrayView key)
+void ResilientScriptRunner::command(const QByteArrayList &args, CommandCallback done, const QByteArray &key, bool write)
 {
     if (!m_breaker.allowRequest())
         return done(Error{ErrorCode::Unavailable, QStringLiteral("Redis is unavailable (circuit breaker open)"),
                           Redis::NotSent});
-    m_client.command(
+    m_scripts.command(
         args,
         [this, done = std::move(done)](CommandResult result) mutable {
             record(result);
             done(std::move(result));
         },
-        key);
+        key, write);
 }
 
 void ResilientScriptRunner::record(const CommandResult &result)

@@ -51,8 +51,12 @@ public:
     // order sent.
     void run(const Redis::Script &script, const QByteArrayList &keys, const QByteArrayList &args, Retry retry,
              Redis::CommandCallback done);
-    // One plain command through the breaker, never retried; `key` routes it.
-    void command(const QByteArrayList &args, Redis::CommandCallback done, QByteArrayView key = {});
+    // One plain command through the breaker, never retried; `key` routes it. A `write` waits for
+    // the replicas like a change's script (setReplicaWait).
+    void command(const QByteArrayList &args, Redis::CommandCallback done, const QByteArray &key = {}, bool write = false);
+    // Changes (Retry::Never scripts, writing commands) wait for this many replicas (Redis::ScriptRunner).
+    void setReplicaWait(Redis::ReplicaWait wait) { m_scripts.setReplicaWait(wait); }
+    qint64 unreplicated() const { return m_scripts.unreplicated(); }
 
     void setBreakerObserver(BreakerObserver observer) { m_observer = std::move(observer); }
     const CircuitBreaker &breaker() const { return m_breaker; }
@@ -65,7 +69,6 @@ private:
     // Records the outcome of a call that was let through, and tells the observer of a change.
     void record(const Redis::CommandResult &result);
 
-    Redis::RedisClient &m_client;
     Redis::ScriptRunner m_scripts;
     CircuitBreaker m_breaker;
     const RetryPolicy m_readRetry;

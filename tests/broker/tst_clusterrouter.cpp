@@ -31,6 +31,7 @@ private Q_SLOTS:
     void followsMovedAfterASlotMoved();
     void followsAskWhileASlotMoves();
     void loadsScriptsOnEachNode();
+    void writesWaitForReplicas();
     void survivesAPrimaryKilled();
     void stopFailsWhatWaits();
 
@@ -231,6 +232,48 @@ void TestClusterRouter::loadsScriptsOnEachNode()
             QCOMPARE(outcome->value().integer, 5 * (round + 1));
         }
     QCOMPARE(scripts.reloads(), 3);
+}
+
+void TestClusterRouter::writesWaitForReplicas()
+{
+    const auto router = makeRouter();
+    ScriptRunner scripts(*router);
+    scripts.setReplicaWait(ReplicaWait{1, 300});
+    Script script;
+    script.name = QStringLiteral("set");
+    script.source = "return redis.call('INCR', KEYS[1])";
+    script.sha1 = QCryptographicHash::hash(script.source, QCryptographicHash::Sha1).toHex();
+    const QByteArray key = "brokerdesk:{replicated}:meta";
+    const auto runScript = [&](bool write) {
+        std::optional<CommandResult> outcome;
+        scripts.run(script, {key}, {}, [&](CommandResult r) { outcome = std::move(r); }, write);
+        waitUntil([&] { return outcome.has_value(); }, 5000);
+        return outcome;
+    };
+    const auto first = runScript(true);
+    QVERIFY(first && first->ok());
+    QCOMPARE(first->value().integer, 1); // the reload (NOSCRIPT, then EVAL) was waited for too
+
+    const int primary = m_cluster.primaryFor(key);
+    const int replica = m_cluster.replicaOf(primary);
+    QVERIFY(replica >= 0);
+    m_cluster.node(replica).pause();
+    QElapsedTimer timer;
+    timer.start();
+    const auto unreplicated = runScript(true);
+    QVERIFY(unreplicated && unreplicated->ok());
+    QVERIFY(unreplicated->value().isError());
+    QCOMPARE(unreplicated->value().errorCode(), QByteArray("NOREPLICAS"));
+    QVERIFY(timer.elapsed() >= 250);
+    QCOMPARE(scripts.unreplicated(), 1);
+    // Calls not marked as writes are not waited for; the primary has the write all the same.
+    const auto read = runScript(false);
+    QVERIFY(read && read->ok());
+    QCOMPARE(read->value().integer, 3);
+    m_cluster.node(replica).resume();
+    const auto again = runScript(true);
+    QVERIFY(again && again->ok());
+    QCOMPARE(again->value().integer, 4);
 }
 
 void TestClusterRouter::survivesAPrimaryKilled()

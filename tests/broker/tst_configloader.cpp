@@ -100,6 +100,8 @@ void TestConfigLoader::readsValues()
     QCOMPARE(c.storage.redis.tlsKeyFile, "/etc/brokerd/client.key");
     QCOMPARE(c.storage.redis.tlsServerName, "redis.internal");
     QCOMPARE(c.storage.redis.database, 2);
+    QCOMPARE(c.storage.redis.waitReplicas, 1);
+    QCOMPARE(c.storage.redis.waitTimeoutMs, 250);
     QVERIFY(c.storage.journal.enabled);
     QCOMPARE(c.storage.journal.fsync, FsyncPolicy::Always);
     QCOMPARE(c.api.port, 9090);

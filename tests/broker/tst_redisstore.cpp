@@ -181,6 +181,7 @@ private Q_SLOTS:
     void onlyBuiltInQueueTypesAreAvailable_data();
     void onlyBuiltInQueueTypesAreAvailable();
     void everyBuiltInTypeDeliversAsTheMemoryStoreDoes();
+    void changesWaitForReplicas();
 
 private:
     RedisServer m_redis;
@@ -665,6 +666,33 @@ void TestRedisStore::everyBuiltInTypeDeliversAsTheMemoryStoreDoes()
         QVERIFY2(orders[1] == orders[0], qPrintable(type));
     }
     QVERIFY(builtIn >= 3); // list, priority and stream at least
+}
+
+void TestRedisStore::changesWaitForReplicas()
+{
+    if (testingRedisTls())
+        QSKIP("replication is tested in clear text (a TLS replica needs tls-replication)");
+    RedisStoreOptions options = optionsFor(m_redis.port());
+    options.replicaWait = Redis::ReplicaWait{1, 200};
+    Store s(m_redis.port(), {}, {}, options);
+    // No replica: a change is made on the primary but answered 503, as not stored durably.
+    const Result<QueueInfo> alone = get<QueueInfo>([&](auto d) { s.store.createQueue("q", configOf("list"), d); });
+    QVERIFY(!alone.ok());
+    QCOMPARE(alone.error().code, ErrorCode::Unavailable);
+    QVERIFY2(alone.error().message.contains("Not stored durably"), qPrintable(alone.error().message));
+    QVERIFY(!s.publish("q", 1).ok());
+    QCOMPARE(s.store.health(), HealthStatus::Healthy); // Redis answered: the breaker stays closed
+
+    RedisServer replica;
+    QVERIFY2(replica.start({"--replicaof", "127.0.0.1", QString::number(m_redis.port())}), qPrintable(replica.errorString()));
+    QVERIFY(waitUntil([&] { return m_redis.cli({"INFO", "replication"}).contains("state=online"); }, 15'000));
+    // Just after the replica came online its first acknowledgement may lag the wait: a publish
+    // that is answered at all is one the replica has.
+    bool replicated = false;
+    for (int attempt = 0; attempt < 20 && !replicated; ++attempt)
+        replicated = s.publish("q", 10 + attempt).ok();
+    QVERIFY(replicated);
+    QCOMPARE(replica.cli({"LLEN", "brokerdesk:{q}:ready"}), m_redis.cli({"LLEN", "brokerdesk:{q}:ready"}));
 }
 
 QTEST_GUILESS_MAIN(TestRedisStore)

@@ -98,6 +98,9 @@ Fields redisStoreFields(const RedisStoreOptions &o)
             {"pool.waitTimeoutMs", o.pool.waitTimeoutMs},
             {"pool.maxWaitingCommands", o.pool.maxWaitingCommands},
             {"keyPrefix", o.keyPrefix},
+            {"cluster", o.cluster.has_value()},
+            {"replicaWait.replicas", o.replicaWait.replicas},
+            {"replicaWait.timeoutMs", o.replicaWait.timeoutMs},
             {"breaker.failureThreshold", o.breaker.failureThreshold},
             {"breaker.openMs", o.breaker.openMs},
             {"breaker.firstProbeMs", o.breaker.firstProbeMs},
@@ -249,6 +252,10 @@ void TestHostOptions::clusterSeeds()
     QVERIFY(fromNodes.cluster.has_value());
     QCOMPARE(fromNodes.cluster->seeds, (QList<Redis::NodeAddress>{{QStringLiteral("10.0.0.1"), 7000},
                                                                    {QStringLiteral("::1"), 7001}}));
+    config.storage.redis.waitReplicas = 1;
+    config.storage.redis.waitTimeoutMs = 300;
+    QCOMPARE(HostOptions::redisStore(config).replicaWait.replicas, 1);
+    QCOMPARE(HostOptions::redisStore(config).replicaWait.timeoutMs, 300);
 }
 
 void TestHostOptions::durabilityFollowsTheJournal()

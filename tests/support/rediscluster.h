@@ -123,6 +123,17 @@ public:
         }
         return -1;
     }
+    // The index of a running replica of primary `primary`, -1 when it has none.
+    int replicaOf(int primary)
+    {
+        const QByteArray id = node(primary).cli({QStringLiteral("CLUSTER"), QStringLiteral("MYID")});
+        for (const QByteArray &line : node(primary).cli({QStringLiteral("CLUSTER"), QStringLiteral("NODES")}).split('\n')) {
+            const QList<QByteArray> f = line.trimmed().split(' ');
+            if (f.size() >= 8 && f[2].contains("slave") && f[3] == id && !f[2].contains("fail"))
+                return indexOfPort(f[1].left(f[1].indexOf('@')).split(':').value(1).toInt());
+        }
+        return -1;
+    }
     QString errorString() const { return m_error; }
 
     static constexpr int NodeTimeoutMs = 1000;
