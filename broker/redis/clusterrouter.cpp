@@ -4,6 +4,7 @@
 #include <QRandomGenerator>
 
 #include <algorithm>
+#include <utility>
 
 namespace Broker::Redis {
 
@@ -308,36 +309,33 @@ QList<ClusterNodeStatus> ClusterRouter::nodes() const
     return out;
 }
 
+template<typename Count>
+auto ClusterRouter::sumOverPools(Count count) const
+{
+    decltype(count(std::declval<const ConnectionPool &>())) total = 0;
+    for (const auto &[address, node] : m_nodes)
+        total += count(*node.pool);
+    return total;
+}
+
 int ClusterRouter::size() const
 {
-    int total = 0;
-    for (const auto &[address, node] : m_nodes)
-        total += node.pool->size();
-    return total;
+    return sumOverPools([](const ConnectionPool &pool) { return pool.size(); });
 }
 
 int ClusterRouter::readyCount() const
 {
-    int total = 0;
-    for (const auto &[address, node] : m_nodes)
-        total += node.pool->readyCount();
-    return total;
+    return sumOverPools([](const ConnectionPool &pool) { return pool.readyCount(); });
 }
 
 int ClusterRouter::commandsInFlight() const
 {
-    int total = int(m_delayed.size());
-    for (const auto &[address, node] : m_nodes)
-        total += node.pool->commandsInFlight();
-    return total;
+    return int(m_delayed.size()) + sumOverPools([](const ConnectionPool &pool) { return pool.commandsInFlight(); });
 }
 
 qint64 ClusterRouter::reconnects() const
 {
-    qint64 total = 0;
-    for (const auto &[address, node] : m_nodes)
-        total += node.pool->reconnects();
-    return total;
+    return sumOverPools([](const ConnectionPool &pool) { return pool.reconnects(); });
 }
 
 QString ClusterRouter::lastError() const

@@ -106,6 +106,8 @@ private:
     void refreshSoon(const NodeAddress &avoid = {});
     void refresh(const NodeAddress &avoid);
     void topologyRead(const NodeAddress &from, const RedisReply &reply, bool shards);
+    template<typename Count>
+    auto sumOverPools(Count count) const;
     // Stops and forgets the pools of nodes that are no longer primaries, once they are idle.
     void retireStalePools();
 

@@ -38,6 +38,13 @@ private Q_SLOTS:
 private:
     std::unique_ptr<ClusterRouter> makeRouter(ClusterOptions cluster = {});
     std::optional<CommandResult> call(RedisClient &client, const QByteArrayList &args, const QByteArray &key);
+    int otherPrimary(int than)
+    {
+        for (int i = 0; i < m_cluster.size(); ++i)
+            if (i != than && m_cluster.node(i).cli({"ROLE"}).startsWith("master"))
+                return i;
+        return -1;
+    }
     QByteArray nodeId(int node) { return m_cluster.node(node).cli({QStringLiteral("CLUSTER"), QStringLiteral("MYID")}); }
     // Moves `slot` (and its keys) from primary `from` to primary `to`; `finish` false leaves it
     // half-way: MIGRATING on `from`, IMPORTING on `to`, keys already moved.
@@ -154,10 +161,7 @@ void TestClusterRouter::followsMovedAfterASlotMoved()
     QVERIFY(call(*router, {"SET", key, "before"}, key)->ok());
     const int slot = hashSlot(key);
     const int from = m_cluster.primaryFor(key);
-    int to = -1;
-    for (int i = 0; i < m_cluster.size() && to < 0; ++i)
-        if (i != from && m_cluster.node(i).cli({"ROLE"}).startsWith("master"))
-            to = i;
+    const int to = otherPrimary(from);
     QVERIFY(to >= 0);
     moveSlot(slot, from, to, true);
 
@@ -182,10 +186,7 @@ void TestClusterRouter::followsAskWhileASlotMoves()
     QVERIFY(call(*router, {"SET", key, "value"}, key)->ok());
     const int slot = hashSlot(key);
     const int from = m_cluster.primaryFor(key);
-    int to = -1;
-    for (int i = 0; i < m_cluster.size() && to < 0; ++i)
-        if (i != from && m_cluster.node(i).cli({"ROLE"}).startsWith("master"))
-            to = i;
+    const int to = otherPrimary(from);
     QVERIFY(to >= 0);
     moveSlot(slot, from, to, false);
 
