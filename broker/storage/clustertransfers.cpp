@@ -24,15 +24,19 @@ ClusterTransfers::ClusterTransfers(ResilientScriptRunner &runner, const RedisScr
 {
 }
 
-void ClusterTransfers::deliver(const QString &queue, std::function<void()> then)
+void ClusterTransfers::deliver(const QString &queue, RoundDone then)
 {
-    if (then)
-        m_waiting[queue].append(std::move(then));
+    // A round under way may have read the outbox before the caller's transfers got there: the
+    // caller waits for the round that follows it.
     if (m_running.contains(queue)) {
-        m_again.insert(queue);
+        QList<RoundDone> &next = m_next[queue]; // the entry itself means "another round follows"
+        if (then)
+            next.append(std::move(then));
         return;
     }
-    m_running.insert(queue);
+    QList<RoundDone> &callers = m_running[queue];
+    if (then)
+        callers.append(std::move(then));
     fetch(queue);
 }
 
@@ -43,7 +47,7 @@ void ClusterTransfers::fetch(const QString &queue)
         {QByteArrayLiteral("LRANGE"), key, QByteArrayLiteral("0"), QByteArray::number(BatchSize - 1)},
         [this, queue](CommandResult reply) {
             if (!reply)
-                return finish(queue, reply.error().message);
+                return finish(queue, false, reply.error().message);
             QList<Entry> entries;
             for (const RedisReply &item : reply->elements) {
                 // kind \n target \n transfer \n message \n original
@@ -57,7 +61,7 @@ void ClusterTransfers::fetch(const QString &queue)
                 entries.append(Entry{item.string, parts[0], parts[1], parts[2], parts[3]});
             }
             if (entries.isEmpty())
-                return finish(queue);
+                return finish(queue, true);
             handOver(queue, std::move(entries), 0);
         },
         key);
@@ -65,9 +69,11 @@ void ClusterTransfers::fetch(const QString &queue)
 
 void ClusterTransfers::handOver(const QString &queue, QList<Entry> entries, qsizetype next)
 {
-    if (next == entries.size())
-        return fetch(queue); // more may have come, or the batch was full
-    receive(queue, std::move(entries), next, {});
+    if (next < entries.size())
+        return receive(queue, std::move(entries), next, {});
+    if (entries.size() == BatchSize && !m_next.contains(queue))
+        m_next.insert(queue, {}); // a full batch: there may be more, in a round of its own
+    finish(queue, false);
 }
 
 void ClusterTransfers::receive(const QString &queue, QList<Entry> entries, qsizetype next, const QByteArray &generation)
@@ -85,13 +91,13 @@ void ClusterTransfers::receive(const QString &queue, QList<Entry> entries, qsize
                   return m_registry.enroll(target, [this, queue, entries = std::move(entries), next](
                                                        Result<QByteArray> enrolled) mutable {
                       if (!enrolled)
-                          return finish(queue, enrolled.error().message);
+                          return finish(queue, false, enrolled.error().message);
                       receive(queue, std::move(entries), next, *enrolled);
                   });
               }
               if (reply.error().code == ErrorCode::NotFound) // TARGET_NOT_FOUND
                   return giveBack(queue, std::move(entries), next);
-              finish(queue, reply.error().message);
+              finish(queue, false, reply.error().message);
           });
 }
 
@@ -102,7 +108,9 @@ void ClusterTransfers::remove(const QString &queue, QList<Entry> entries, qsizet
         {QByteArrayLiteral("LREM"), key, QByteArrayLiteral("1"), entries[next].raw},
         [this, queue, entries, next](CommandResult reply) mutable {
             if (!reply)
-                return finish(queue, reply.error().message);
+                return finish(queue, false, reply.error().message);
+            if (reply->isError()) // a node refusing writes (MISCONF, OOM, NOREPLICAS): try later
+                return finish(queue, false, QString::fromUtf8(reply->string));
             ++m_handedOver;
             handOver(queue, std::move(entries), next + 1);
         },
@@ -113,23 +121,33 @@ void ClusterTransfers::giveBack(const QString &queue, QList<Entry> entries, qsiz
 {
     m_run(m_scripts.giveback, queue, {entries[next].raw}, [this, queue, entries, next](Result<RedisReply> reply) mutable {
         if (!reply)
-            return finish(queue, reply.error().message);
+            return finish(queue, false, reply.error().message);
         ++m_givenBack;
         m_events.available(queue);
         handOver(queue, std::move(entries), next + 1);
     });
 }
 
-void ClusterTransfers::finish(const QString &queue, const QString &failure)
+void ClusterTransfers::finish(const QString &queue, bool emptied, const QString &failure)
 {
     if (!failure.isEmpty())
-        qCInfo(lcStorage) << "Transfers out of" << queue << "wait for the next round:" << failure;
-    m_running.remove(queue);
-    if (m_again.remove(queue) && failure.isEmpty())
-        return deliver(queue);
-    const QList<std::function<void()>> waiting = m_waiting.take(queue);
-    for (const std::function<void()> &then : waiting)
-        then();
+        qCInfo(lcStorage) << "Transfers out of" << queue << "wait for a later round:" << failure;
+    const QList<RoundDone> callers = m_running.take(queue);
+    if (const auto next = m_next.find(queue); next != m_next.end()) {
+        QList<RoundDone> following = std::move(*next);
+        m_next.erase(next);
+        if (failure.isEmpty()) {
+            m_running.insert(queue, std::move(following));
+            fetch(queue);
+        } else {
+            // Redis failed: the next round would fail as well. Its callers are answered now;
+            // the reaper comes back to what is left.
+            for (const RoundDone &then : following)
+                then(false);
+        }
+    }
+    for (const RoundDone &then : callers)
+        then(emptied);
 }
 
 } // namespace Broker

@@ -5,7 +5,6 @@
 #include "redisscripts.h"
 
 #include <QHash>
-#include <QSet>
 #include <QString>
 
 #include <functional>
@@ -23,8 +22,10 @@ class RedisEventRelay;
 //      is enrolled in the registry first;
 //   2. the entry leaves the outbox (LREM): until then a crash only means step 1 again.
 // A move or redrive target that is gone gives the message back to where it came from (giveback.lua).
-// A failure to reach Redis ends the round; the reaper finds the outbox still waiting (maintain.lua
-// answers its length) and a later round goes on from there. Nothing is lost, nothing taken twice.
+// A round hands over at most one batch (100 entries); a fuller outbox takes more rounds. A
+// failure to reach Redis ends the round; the reaper finds the outbox still waiting (maintain.lua
+// answers its length, and a deleted queue's registry entry stays until its outbox is empty) and
+// a later round goes on from there. Nothing is lost, nothing taken twice.
 class ClusterTransfers
 {
 public:
@@ -37,10 +38,12 @@ public:
     ClusterTransfers(ResilientScriptRunner &runner, const RedisScripts::Set &scripts, ClusterQueueRegistry &registry,
                      RedisEventRelay &events, QByteArray keyPrefix, RunScript runScript);
 
-    // Hands over what waits in `queue`'s outbox, then calls `then` (also when the round ended
-    // early for want of Redis: what is left waits for a later round). A call while a round for
-    // the queue runs makes it go again, and `then` waits for that one.
-    void deliver(const QString &queue, std::function<void()> then = {});
+    // Called when a round ends: `emptied` when the outbox was found empty at its end.
+    using RoundDone = std::function<void(bool emptied)>;
+    // Hands over what waits in `queue`'s outbox, then calls `then` when the first round that
+    // starts after this call ends (also when it ended early for want of Redis: what is left
+    // waits for a later round). A call while a round runs makes another one follow it.
+    void deliver(const QString &queue, RoundDone then = {});
     int roundsRunning() const { return int(m_running.size()); }
     qint64 handedOver() const { return m_handedOver; } // transfers taken by their target
     qint64 givenBack() const { return m_givenBack; }
@@ -55,7 +58,8 @@ private:
     void receive(const QString &queue, QList<Entry> entries, qsizetype next, const QByteArray &generation);
     void remove(const QString &queue, QList<Entry> entries, qsizetype next);
     void giveBack(const QString &queue, QList<Entry> entries, qsizetype next);
-    void finish(const QString &queue, const QString &failure = {});
+    void start(const QString &queue);
+    void finish(const QString &queue, bool emptied, const QString &failure = {});
     QByteArray outbox(const QString &queue) const { return m_prefix + '{' + queue.toUtf8() + "}:outbox"; }
 
     ResilientScriptRunner &m_runner;
@@ -64,9 +68,8 @@ private:
     RedisEventRelay &m_events;
     const QByteArray m_prefix;
     const RunScript m_run;
-    QSet<QString> m_running; // queues whose outbox is being worked
-    QSet<QString> m_again;   // asked for again meanwhile
-    QHash<QString, QList<std::function<void()>>> m_waiting; // called when the queue's rounds end
+    QHash<QString, QList<RoundDone>> m_running; // queues in a round, with the callers it answers
+    QHash<QString, QList<RoundDone>> m_next;    // queues asked for again meanwhile, with their callers
     qint64 m_handedOver = 0;
     qint64 m_givenBack = 0;
 };

@@ -76,7 +76,13 @@ void RedisOperations::browseIn(const QString &queue, const QString &name, bool f
                               escapedText,
                               forOrigin ? name.toUtf8() : QByteArray()};
     run(m_script.browse, queue, args, Retry::Reads,
-        [name, query, filter, scanning, done = std::move(done)](Result<RedisReply> reply) {
+        [name, query, filter, scanning, forOrigin, done = std::move(done)](Result<RedisReply> reply) {
+            // A dead-letter queue is made by the first message it gets: none yet, none dead.
+            if (!reply && forOrigin && reply.error().code == ErrorCode::QueueNotFound) {
+                BrowsePage none;
+                none.nextOffset = -1;
+                return done(std::move(none));
+            }
             if (!reply)
                 return done(reply.error());
             const qint64 inState = integerOf(reply->elements.value(0));
@@ -200,7 +206,12 @@ void RedisOperations::redriveFrom(const QString &queue, const QString &name, boo
         args << it.key().toUtf8() << stored;
     }
     run(m_script.redrive, queue, std::move(args), Retry::Never,
-        [name, request, done = std::move(done)](Result<RedisReply> reply) {
+        [name, request, forOrigin, done = std::move(done)](Result<RedisReply> reply) {
+            if (!reply && forOrigin && reply.error().code == ErrorCode::QueueNotFound) {
+                RedriveResult none; // no dead-letter queue yet: nothing to bring back
+                none.missing = request.ids;
+                return done(std::move(none));
+            }
             if (!reply)
                 return done(reply.error());
             RedriveResult result;

@@ -103,7 +103,7 @@ void RedisOperations::run(const Script &script, const QString &queue, QByteArray
         // On a cluster the answer waits until what the script sent to other slots got there (or
         // Redis failed meanwhile: then the reaper hands it over later), as on one server.
         if (m_transfers && leftForAnotherSlot(events))
-            return m_transfers->deliver(queue, [done, payload = reply->elements.value(0)] { done(payload); });
+            return m_transfers->deliver(queue, [done, payload = reply->elements.value(0)](bool) { done(payload); });
         done(reply->elements.value(0));
     });
 }
@@ -165,13 +165,15 @@ void RedisOperations::deleteQueue(const QString &name, Completion<qint64> done)
         m_known.forget(name);
         if (!reply)
             return done(reply.error());
-        // On a cluster the registry entry goes next; should that fail, listing skips the entry
-        // and the reaper sweeps it (ClusterQueueRegistry).
+        // On a cluster what the queue sent away before it went is handed over first, then its
+        // registry entry goes. Should either fail, listing skips the entry and the reaper finishes
+        // both (ClusterQueueRegistry, forEachQueue): the entry stays while the outbox has work.
         const QByteArray generation = reply->elements.value(1).string;
         if (m_cluster && !generation.isEmpty())
-            m_cluster->withdraw(name, generation, [](Result<void>) {});
-        if (m_transfers) // what the queue sent away before it went still reaches its targets
-            m_transfers->deliver(name);
+            m_transfers->deliver(name, [this, name, generation](bool emptied) {
+                if (emptied)
+                    m_cluster->withdraw(name, generation, [](Result<void>) {});
+            });
         done(integerOf(reply->elements.value(0)));
     });
 }
@@ -254,9 +256,13 @@ void RedisOperations::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
                 if (info) {
                     gather->infos.append(std::move(info.value()));
                 } else if (info.error().code == ErrorCode::QueueNotFound) {
-                    // Gone meanwhile, or (cluster) an entry a crash left behind: not listed.
+                    // Gone meanwhile, or (cluster) an entry a crash left behind: not listed. A
+                    // leftover is swept once the queue's outbox (a deleted queue's) is empty.
                     if (m_cluster && m_cluster->isLeftover(generation))
-                        m_cluster->withdraw(name, generation, [](Result<void>) {});
+                        m_transfers->deliver(name, [this, name, generation](bool emptied) {
+                            if (emptied)
+                                m_cluster->withdraw(name, generation, [](Result<void>) {});
+                        });
                 } else if (!gather->failure) {
                     gather->failure = info.error();
                 }
@@ -456,7 +462,7 @@ void RedisOperations::runMaintenance(Completion<qint64> done)
                         if (integerOf(reply->elements.value(1)) == 1)
                             m_events.available(name);
                         if (m_transfers && integerOf(reply->elements.value(2)) > 0)
-                            m_transfers->deliver(name);
+                            m_transfers->deliver(name); // left from a round that failed
                         next(QueueInfo{});
                     });
             });

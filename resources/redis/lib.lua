@@ -174,8 +174,10 @@ local function reachable(from, name) return REGISTRY ~= nil or slotOf(from) == s
 -- repeated after a crash or a failover) and then removes it with LREM. Kinds: dl (the target is
 -- the dead-letter queue, made with defaults when missing), move and redrive (a target that is
 -- gone gives the original back to this queue: giveback.lua).
-local function sendAway(q, kind, target, message, original)
-  local transfer = q.name .. ':' .. redis.call('INCR', q.transfers)
+-- A transfer's name holds the message id and the time besides the counter, so that a counter a
+-- failover set back (replication is asynchronous) never names a new transfer like an old one.
+local function sendAway(q, kind, target, message, original, nowMs)
+  local transfer = q.name .. ':' .. (parse(message)) .. ':' .. nowMs .. ':' .. redis.call('INCR', q.transfers)
   redis.call('RPUSH', q.outbox, kind .. '\n' .. target .. '\n' .. transfer .. '\n' .. message .. '\n' .. (original or ''))
 end
 
@@ -201,7 +203,7 @@ local function deadLetter(q, message, reason, nowMs, streamDeliveries)
                               id, nowMs, q.name, reason, nowMs, withoutDeadLetter(rest))
   local dlq = reachable(q.name, q.dlq) and open(q.prefix, q.dlq)
   if not dlq and not REGISTRY then
-    sendAway(q, 'dl', q.dlq, moved)
+    sendAway(q, 'dl', q.dlq, moved, nil, nowMs)
     return true
   end
   if not dlq then

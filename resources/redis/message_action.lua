@@ -44,7 +44,7 @@ local function settleTaken(id, message, deliveries)
     event('Moved', q.name, id, deliveries, target.name)
     local moved = string.format('{"id":"%s","ts":%d,%s', id, now, withoutDeadLetter(rest))
     if target.far then
-      sendAway(q, 'move', target.name, moved, message)
+      sendAway(q, 'move', target.name, moved, message, now)
     else
       redis.call('HDEL', target.deliveries, id)
       pushReady(target, moved)

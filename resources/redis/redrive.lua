@@ -59,7 +59,7 @@ for _, key in ipairs(readyLists(source)) do
           pushReady(target, back)
           count(target, 'redriven')
         else
-          sendAway(source, 'redrive', from, back, message)
+          sendAway(source, 'redrive', from, back, message, now)
         end
         event('Redriven', from, id, 0, source.name)
         moved = moved + 1

@@ -27,6 +27,7 @@ private Q_SLOTS:
     void limitCountsWhatMoves();
     void redriveRefusals_data();
     void redriveRefusals();
+    void deadLetterQueueNotMadeYetHoldsNothing();
 };
 
 namespace {
@@ -363,6 +364,20 @@ void TestMessageBrokerActions::redriveRefusals()
     QVERIFY(!result);
     QCOMPARE(result.error().code, ErrorCode::InvalidArgument);
     QCOMPARE(result.error().message, error.arg(dead[0]));
+}
+
+// A dead-letter queue is made by the first message it gets (on a cluster, "fresh.dlq" is in
+// another slot than "fresh"): until then the dead state is empty and a redrive moves nothing.
+void TestMessageBrokerActions::deadLetterQueueNotMadeYetHoldsNothing()
+{
+    EngineFixture f;
+    QVERIFY(f.create(QStringLiteral("fresh"), jsonObject(R"({"dead_letter_queue":true})")));
+    QVERIFY(f.publish(QStringLiteral("fresh"), {"1"}));
+    QCOMPARE(idsIn(f, QStringLiteral("fresh"), MessageState::Dead), QList<QString>{});
+    const Result<RedriveResult> result = redrive(f, QStringLiteral("fresh"), {}, {}, false);
+    QVERIFY2(result, result ? "" : qPrintable(result.error().message));
+    QCOMPARE(result->moved, 0);
+    QCOMPARE(idsIn(f, QStringLiteral("fresh"), MessageState::Ready).size(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestMessageBrokerActions)
