@@ -6,6 +6,8 @@
 
 #include "core/messageid.h"
 
+#include "../support/redisreplies.h"
+
 #include <QTest>
 
 using namespace Broker;
@@ -13,13 +15,7 @@ using Redis::RedisReply;
 
 namespace {
 
-RedisReply text(const QByteArray &s)
-{
-    RedisReply r;
-    r.type = RedisReply::Type::String;
-    r.string = s;
-    return r;
-}
+const auto text = Testing::textReply;
 
 // A script's event list: five strings per event (lib.lua's event()).
 RedisReply eventList(const QList<QByteArrayList> &events, const QByteArrayList &tail = {})

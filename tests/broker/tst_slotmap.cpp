@@ -3,35 +3,21 @@
 // updates, and replies it must refuse. The same parsing against a live cluster: tst_clusterrouter.
 #include "redis/slotmap.h"
 
+#include "../support/redisreplies.h"
+
 #include <QTest>
 
 using namespace Broker::Redis;
+using namespace Broker::Testing;
 
 Q_DECLARE_METATYPE(Broker::Redis::RedisReply)
 
 namespace {
 
-RedisReply text(const QByteArray &value)
-{
-    RedisReply reply;
-    reply.type = RedisReply::Type::String;
-    reply.string = value;
-    return reply;
-}
-RedisReply number(qint64 value)
-{
-    RedisReply reply;
-    reply.type = RedisReply::Type::Integer;
-    reply.integer = value;
-    return reply;
-}
-RedisReply array(QList<RedisReply> elements)
-{
-    RedisReply reply;
-    reply.type = RedisReply::Type::Array;
-    reply.elements = std::move(elements);
-    return reply;
-}
+const auto text = textReply;
+const auto number = integerReply;
+const auto array = arrayReply;
+
 RedisReply shardNode(const QByteArray &endpoint, int port, const QByteArray &role, const QByteArray &health,
                      int tlsPort = 0)
 {
