@@ -7,6 +7,8 @@
 
 #include "redisserver.h"
 
+#include <QThread>
+
 
 namespace Broker::Testing {
 
@@ -33,6 +35,7 @@ public:
         QStringList addresses;
         for (int i = 0; i < primaries * (1 + replicas); ++i) {
             auto &server = m_servers.emplace_back(std::make_unique<RedisServer>());
+            server->useClusterBus();
             if (!server->start(args)) {
                 m_error = server->errorString();
                 return false;

@@ -14,7 +14,6 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
-#include <QThread>
 
 #include <memory>
 #include <vector>
@@ -59,43 +58,30 @@ public:
     }
     bool tls() const { return !m_tlsArgs.isEmpty(); }
 
+    // Before start(): a cluster node, its bus on a free port of its own (--cluster-port) rather
+    // than port + 10000, which is above 65535 for a fifth of the free ports and may be taken.
+    void useClusterBus() { m_clusterBus = true; }
+
     // Starts redis-server (no RDB snapshots; `extraArgs` e.g. {"--appendonly", "yes"}) and waits
-    // until it answers PING. Starting again after stop() or kill() reuses the port and directory.
+    // until it answers PING. Starting again after stop() or kill() reuses the ports and directory.
+    // A first start that fails (a free port taken by another process meanwhile) is tried again on
+    // other ports.
     bool start(const QStringList &extraArgs = {})
     {
         if (executable().isEmpty()) {
             m_error = QStringLiteral("redis-server is not installed (Debian package redis-server)");
             return false;
         }
-        if (m_port == 0)
-            m_port = freeLoopbackPort();
         m_extraArgs = extraArgs;
-        m_process = std::make_unique<QProcess>();
-        m_process->setProcessChannelMode(QProcess::MergedChannels);
-        // Dies with the test, also when the test aborts before its destructors run.
-        m_process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
-        m_process->start(executable(), QStringList{QStringLiteral("--port"), QString::number(m_port),
-                                                   QStringLiteral("--bind"), QStringLiteral("127.0.0.1"),
-                                                   QStringLiteral("--save"), QString(),
-                                                   QStringLiteral("--dir"), m_dir.path(),
-                                                   QStringLiteral("--daemonize"), QStringLiteral("no")}
-                                           + tlsPortArgs() + extraArgs);
-        if (!m_process->waitForStarted(5000)) {
-            m_error = m_process->errorString();
-            return false;
-        }
-        QElapsedTimer timer;
-        timer.start();
-        while (timer.elapsed() < 10'000) {
-            if (m_process->state() != QProcess::Running) {
-                m_error = QString::fromLocal8Bit(m_process->readAll());
-                return false;
+        const bool firstStart = m_port == 0;
+        for (int attempt = 0; attempt < (firstStart ? 3 : 1); ++attempt) {
+            if (firstStart) {
+                m_port = freeLoopbackPort();
+                m_busPort = m_clusterBus ? freeLoopbackPort() : 0;
             }
-            if (ping())
+            if (launch())
                 return true;
-            QThread::msleep(20);
         }
-        m_error = QStringLiteral("redis-server did not answer PING within 10 s");
         return false;
     }
 
@@ -153,6 +139,42 @@ public:
     }
 
 private:
+    bool launch()
+    {
+        m_process = std::make_unique<QProcess>();
+        m_process->setProcessChannelMode(QProcess::MergedChannels);
+        // Dies with the test, also when the test aborts before its destructors run.
+        m_process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
+        QStringList busArgs;
+        if (m_busPort != 0)
+            busArgs = QStringList{QStringLiteral("--cluster-port"), QString::number(m_busPort)};
+        m_process->start(executable(), QStringList{QStringLiteral("--port"), QString::number(m_port),
+                                                   QStringLiteral("--bind"), QStringLiteral("127.0.0.1"),
+                                                   QStringLiteral("--save"), QString(),
+                                                   QStringLiteral("--dir"), m_dir.path(),
+                                                   QStringLiteral("--daemonize"), QStringLiteral("no")}
+                                           + tlsPortArgs() + busArgs + m_extraArgs);
+        if (!m_process->waitForStarted(5000)) {
+            m_error = m_process->errorString();
+            return false;
+        }
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 10'000) {
+            if (ping())
+                return true;
+            // Also lets QProcess see an exit, which a plain sleep would hide until the deadline.
+            if (m_process->waitForFinished(20)) {
+                m_error = QStringLiteral("redis-server exited: ") + QString::fromLocal8Bit(m_process->readAll()).right(400);
+                return false;
+            }
+        }
+        m_error = QStringLiteral("redis-server did not answer PING within 10 s: ") + QString::fromLocal8Bit(m_process->readAll()).right(400);
+        m_process->kill();
+        m_process->waitForFinished(5000);
+        return false;
+    }
+
     void signal(int number)
     {
         if (m_process && m_process->state() == QProcess::Running)
@@ -185,6 +207,8 @@ private:
 
     QTemporaryDir m_dir;
     quint16 m_port = 0;
+    quint16 m_busPort = 0;
+    bool m_clusterBus = false;
     QStringList m_extraArgs;
     QStringList m_tlsArgs;
     QStringList m_cliTlsArgs;
