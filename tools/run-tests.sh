@@ -32,8 +32,9 @@ if command -v npm >/dev/null 2>&1; then
     (cd "$OPENAPI_NODE_DIR" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
 fi
 
-# Release: everything, the desktop app included.
-cmake -S . -B "$build_dir" -DBROKER_BUILD_UI=ON
+# Release: everything, the desktop app included. BROKER_REQUIRE_VALKEY=ON (CI) makes a missing
+# valkey-server an error instead of leaving its tests out.
+cmake -S . -B "$build_dir" -DBROKER_BUILD_UI=ON -DBROKER_REQUIRE_VALKEY="${BROKER_REQUIRE_VALKEY:-OFF}"
 cmake --build "$build_dir" -j"$jobs"
 ctest --test-dir "$build_dir" --output-on-failure -j"$jobs"
 
@@ -45,11 +46,12 @@ if [ "${SANITIZE:-1}" != 0 ]; then
     cmake --build "$build_dir-asan" -j"$jobs"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         LSAN_OPTIONS="suppressions=$(pwd)/tools/lsan-suppressions.txt:print_suppressions=0" \
-        ctest --test-dir "$build_dir-asan" --output-on-failure -j"$jobs" -LE cluster
+        ctest --test-dir "$build_dir-asan" --output-on-failure -j"$jobs" -LE 'cluster|valkey'
     # Of the cluster suites (a 6-node cluster each), the router and the ones that move messages
-    # between slots; the release tree runs them all.
+    # between slots, and the wake-ups across brokers; the release tree runs them all, and the Valkey
+    # runs (the same code).
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         LSAN_OPTIONS="suppressions=$(pwd)/tools/lsan-suppressions.txt:print_suppressions=0" \
         ctest --test-dir "$build_dir-asan" --output-on-failure -j"$jobs" \
-        -R '^(tst_clusterrouter|tst_messagebroker_leases_cluster|tst_messagebroker_actions_cluster)$'
+        -R '^(tst_clusterrouter|tst_messagebroker_leases_cluster|tst_messagebroker_actions_cluster|tst_crossbrokerwakeups)$'
 fi

@@ -3,6 +3,7 @@
 
 #include "palette.h"
 
+#include "clusternodestable.h"
 #include "format.h"
 #include "ratechart.h"
 
@@ -58,6 +59,10 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
     m_figures->addWidget(m_webhookState, 6, 0, 1, 3);
     m_webhookState->hide();
     layout->addWidget(figuresFrame);
+    m_clusterNodes = new ClusterNodesTable;
+    m_clusterNodes->setMaximumHeight(m_clusterNodes->fontMetrics().height() * 10);
+    m_clusterNodes->hide();
+    layout->addWidget(m_clusterNodes);
 
     auto *endpointRow = new QHBoxLayout;
     endpointRow->addWidget(new QLabel(tr("REST endpoint:")));
@@ -161,11 +166,16 @@ void OverviewPage::showStoreStatus(const StoreStatus &status, qint64 nowMs)
 {
     // Shown for backends with a breaker (Redis) and for any store that refuses changes.
     const bool shown = !status.breaker.isEmpty() || !status.writable;
+    m_clusterNodes->setVisible(status.cluster);
+    if (status.cluster)
+        m_clusterNodes->showNodes(status.nodes);
     m_backendTitle->setVisible(shown);
     m_backendState->setVisible(shown);
     if (!shown)
         return;
-    m_backendTitle->setText(status.breaker.isEmpty() ? tr("Storage") : tr("Redis connection"));
+    m_backendTitle->setText(status.breaker.isEmpty() ? tr("Storage")
+                            : status.cluster         ? tr("Redis Cluster")
+                                                     : tr("Redis connection"));
     QStringList parts;
     if (!status.writable)
         parts.append(statusHtml(tr("read-only, changes refused: %1").arg(status.readOnlyReason.toHtmlEscaped()), Palette::Bad));
@@ -186,6 +196,10 @@ QStringList OverviewPage::breakerParts(const StoreStatus &status, qint64 nowMs) 
     else
         breaker = statusHtml(tr("circuit breaker half-open (probing)"), Palette::Warning);
     QStringList parts{breaker, tr("%1 of %2 connections up").arg(status.connectionsReady).arg(status.connections)};
+    if (status.cluster && !status.allSlotsServed)
+        parts.append(statusHtml(tr("some slots have no primary in reach"), Palette::Warning));
+    parts.append(status.wakeupNode.isEmpty() ? tr("not subscribed to other brokers' wake-ups")
+                                             : tr("wake-ups via %1").arg(status.wakeupNode.toHtmlEscaped()));
     if (status.spooledMessages > 0)
         parts.append(tr("%1 publishes spooled until Redis answers").arg(formatCount(status.spooledMessages)));
     if (status.breakerOpened > 0)

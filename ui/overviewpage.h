@@ -11,10 +11,11 @@ class QLineEdit;
 
 namespace Broker::Ui {
 
+class ClusterNodesTable;
 class RateChart;
 
-// Health at a glance: status, uptime, counts, storage and the API endpoint, and the broker's
-// publish and consume rates over the last five minutes.
+// Health at a glance: status, uptime, counts, storage (a Redis Cluster's nodes too) and the API
+// endpoint, and the broker's publish and consume rates over the last five minutes.
 class OverviewPage : public QWidget
 {
     Q_OBJECT
@@ -41,6 +42,7 @@ private:
     QLabel *m_backendTitle;
     QLabel *m_backendState; // read-only state; breaker, pool and spool of a Redis store; hidden when there is nothing to say
     QLabel *m_webhookState; // the notification webhook, while it fails
+    ClusterNodesTable *m_clusterNodes; // a Redis Cluster's nodes; hidden on other stores
     QLabel *m_storage;
     QLineEdit *m_endpoint;
     RateChart *m_chart;

@@ -19,6 +19,19 @@ const char *healthStatusName(HealthStatus status);
 
 // How the storage backend is doing beyond healthy or not. The memory store leaves it empty; the
 // Redis store fills in its circuit breaker, connection pool and publish spool.
+// One node of a Redis/Valkey Cluster as this broker sees it (StoreStatus::nodes).
+struct StoreNodeStatus
+{
+    QString address;          // host:port
+    bool primary = false;
+    QString health;           // "online", "failed", "loading"; empty when the server did not say
+    int slotCount = 0;        // slots it serves as primary
+    int connections = 0;      // primaries: the pool this broker keeps to it
+    int connectionsReady = 0;
+    qint64 movedRedirects = 0; // its replies that sent a command to another node
+    qint64 askRedirects = 0;
+};
+
 struct StoreStatus
 {
     QString breaker;             // "closed", "open", "half_open"; empty: the backend has none
@@ -36,6 +49,14 @@ struct StoreStatus
     QString spoolBlocked;        // why the spool cannot deliver its oldest batch (it stays); empty: it can
     qint64 scriptReloads = 0;    // scripts Redis had forgotten (restart, SCRIPT FLUSH) and got again
     QString lastError;           // why the backend was last out of reach; safe to show
+    // Redis/Valkey Cluster: its nodes, and whether every slot has a primary this broker reaches.
+    bool cluster = false;
+    bool allSlotsServed = true;
+    QList<StoreNodeStatus> nodes;
+    // Wake-ups from other brokers sharing the backend (RedisWakeups): the node subscribed to
+    // (empty while not subscribed) and the wake-ups heard so far.
+    QString wakeupNode;
+    qint64 wakeupsReceived = 0;
     // False while changes are refused because the store cannot make them durable (a journal write
     // or sync failed: full disk, I/O error). Reads still work; the store retries by itself.
     bool writable = true;

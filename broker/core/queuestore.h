@@ -88,6 +88,15 @@ public:
                          Completion<PublishResult> done) = 0;
     // Completes with up to request.count messages; an empty list when none is ready.
     virtual void consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done) = 0;
+    // A consumer of this broker waits for messages in `name` until `untilMs` (the store's clock).
+    // A store shared with other brokers arranges to hear of their publishes meanwhile, and once it
+    // listens reports messagesAvailable(name), so that a publish just before is not missed. A
+    // store no one else writes to has nothing to do: its own publishes report themselves.
+    virtual void awaitMessages(const QString &name, qint64 untilMs)
+    {
+        Q_UNUSED(name);
+        Q_UNUSED(untilMs);
+    }
     virtual void ack(const QString &name, const MessageRef &ref, Completion<void> done) = 0;
     virtual void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done) = 0;
     // Completes with the new lease deadline (ms since the epoch).

@@ -199,6 +199,7 @@ void MessageBroker::consume(const QString &queue, const ConsumeRequest &request,
                         Result<QList<Message>> result) mutable {
                         if (result && result->isEmpty() && waitMs > 0) {
                             m_waiters.park(queue, request, waitMs, std::move(done));
+                            m_store.awaitMessages(queue, m_clock.nowMs() + waitMs);
                             return;
                         }
                         if (result && !request.acknowledge && !result->isEmpty())

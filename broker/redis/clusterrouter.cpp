@@ -256,12 +256,25 @@ void ClusterRouter::topologyRead(const NodeAddress &from, const RedisReply &repl
                                                                     : map.error().message);
         return;
     }
+    const QList<NodeAddress> before = m_map.servingPrimaries();
     m_map = std::move(map.value());
     ++m_refreshes;
-    for (const NodeAddress &primary : m_map.servingPrimaries())
+    const QList<NodeAddress> primaries = m_map.servingPrimaries();
+    for (const NodeAddress &primary : primaries)
         poolFor(primary);
     retireStalePools();
+    // A failover or a reshard just became known: the retries waiting for it go now, to the new
+    // primaries, rather than at the end of their back-off.
+    if (primaries != before)
+        retryDelayedNow();
     Q_EMIT topologyChanged();
+}
+
+void ClusterRouter::retryDelayedNow()
+{
+    std::map<quint64, Delayed> due = std::exchange(m_delayed, {});
+    for (auto &[number, entry] : due)
+        dispatch(std::move(entry.request)); // in the order they failed; the timers go with `due`
 }
 
 void ClusterRouter::retireStalePools()

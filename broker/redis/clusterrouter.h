@@ -97,6 +97,8 @@ private:
     // Sends `request` again after the retry policy's delay, or completes it with `last` when it
     // has had all its attempts.
     void retryLater(std::shared_ptr<Request> request, CommandResult last);
+    // Sends every request waiting in retryLater now.
+    void retryDelayedNow();
     void redirect(std::shared_ptr<Request> request, const QByteArray &reply, bool ask, const NodeAddress &from);
     ConnectionPool &poolFor(const NodeAddress &address);
     // The pool a command without a known slot goes to: any primary, a seed before the map is read.

@@ -56,6 +56,12 @@ QString alertReason(QSsl::AlertType type, const QString &text)
     }
 }
 
+// What a subscribed connection receives for a PUBLISH (RESP2): ["message", channel, payload].
+bool isPushedMessage(const RedisReply &reply)
+{
+    return reply.type == RedisReply::Type::Array && reply.elements.size() == 3 && reply.elements[0].isText("message");
+}
+
 } // namespace
 
 // What one connection attempt owns: the socket and the reader of its byte stream.
@@ -286,6 +292,12 @@ void RedisConnection::readReplies()
             if (reader.failed())
                 drop(QStringLiteral("protocol error: %1").arg(reader.error()), ErrorCode::Unavailable);
             return;
+        }
+        if (m_messageHandler && isPushedMessage(*reply)) {
+            m_messageHandler(*reply);
+            if (!self || generation != m_generation)
+                return;
+            continue;
         }
         if (m_written == 0) {
             drop(QStringLiteral("protocol error: the server sent a reply to no command"), ErrorCode::Unavailable);

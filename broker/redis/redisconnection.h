@@ -66,6 +66,11 @@ public:
     // unsent output passes options.maxOutputBytes. `timeoutMs` <= 0: the command timeout.
     void command(const QByteArrayList &args, CommandCallback done, int timeoutMs = 0);
 
+    // For a subscribed connection (SUBSCRIBE): the ["message", channel, payload] arrays the
+    // server pushes, which answer no command, go to `handler`. Without one they are a protocol
+    // error, as any reply to no command is.
+    void setMessageHandler(std::function<void(const RedisReply &)> handler) { m_messageHandler = std::move(handler); }
+
 Q_SIGNALS:
     void ready();
     // The connection is gone (refused, timed out, TLS failed, dropped, closed). `reason` is safe
@@ -101,6 +106,7 @@ private:
     std::deque<Waiting> m_waiting;           // in send order: Redis answers in that order
     qsizetype m_written = 0;                 // the first m_written waiting commands were handed to the socket
     QByteArray m_output;                     // formatted commands not yet handed to the socket
+    std::function<void(const RedisReply &)> m_messageHandler;
     quint64 m_generation = 0;                // counts connections: a drop ends the current one
     QTimer m_flushTimer; // 0 ms: fires once the event loop is through with this turn
     QTimer m_deadlineTimer;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "operationscontroller.h"
 
+#include "clusterstatus.h"
 #include "notificationmetrics.h"
 #include "openapi.h"
 #include "prometheustext.h"
@@ -119,6 +120,9 @@ QJsonObject OperationsController::storageComponent(HealthStatus health, const QS
         storage.insert(QStringLiteral("spooled_messages"), store.spooledMessages);
         storage.insert(QStringLiteral("spool"), SpoolStatus::toJson(store));
         storage.insert(QStringLiteral("script_reloads"), store.scriptReloads);
+        storage.insert(QStringLiteral("wakeups"), ClusterStatus::wakeupsJson(store));
+        if (store.cluster)
+            storage.insert(QStringLiteral("cluster"), ClusterStatus::toJson(store));
     }
     if (!store.lastError.isEmpty())
         storage.insert(QStringLiteral("last_error"), withoutPaths(store.lastError));
@@ -336,6 +340,7 @@ void OperationsController::metrics(const ExchangePtr &exchange)
             out += "# HELP brokerdesk_storage_script_reloads_total Scripts the backend had forgotten and was sent again.\n"
                    "# TYPE brokerdesk_storage_script_reloads_total counter\nbrokerdesk_storage_script_reloads_total "
                 + QByteArray::number(store.scriptReloads) + '\n';
+            ClusterStatus::appendMetrics(out, store);
         }
         appendGauge(out, "brokerdesk_queues", "Queues.", double(s.queues.size()));
         appendGauge(out, "brokerdesk_messages", "Messages held over all queues (ready, delayed, in flight).",

@@ -21,6 +21,25 @@ std::unique_ptr<Redis::RedisClient> makeClient(const RedisStoreOptions &options)
     return std::make_unique<Redis::ConnectionPool>(options.connection, options.pool);
 }
 
+// Where the wake-up subscription may go: the one server, or any node of the cluster that is not
+// known to have failed (the seeds until the slot map is read).
+Redis::Subscriber::Candidates subscriptionNodes(const RedisStoreOptions &options, const Redis::ClusterRouter *cluster)
+{
+    if (!cluster) {
+        const QList<Redis::NodeAddress> server{{options.connection.host, options.connection.port}};
+        return [server] { return server; };
+    }
+    const QList<Redis::NodeAddress> seeds = options.cluster->seeds;
+    return [cluster, seeds] {
+        QList<Redis::NodeAddress> nodes;
+        for (const Redis::ClusterNodeStatus &status : cluster->nodes()) {
+            if (status.node.health != QLatin1StringView("failed") && status.node.address.port != 0)
+                nodes.append(status.node.address);
+        }
+        return nodes.isEmpty() ? seeds : nodes;
+    };
+}
+
 } // namespace
 
 RedisStore::RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types, const Clock &clock)
@@ -28,6 +47,8 @@ RedisStore::RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types,
       m_cluster(dynamic_cast<Redis::ClusterRouter *>(m_client.get())),
       m_runner(*m_client, m_options.breaker, m_options.readRetry, clock),
       m_ids(clock, QRandomGenerator::global()->generate64()), m_events(clock),
+      m_wakeups(*m_client, m_options.connection, subscriptionNodes(m_options, m_cluster), m_options.keyPrefix, clock,
+                m_events),
       m_operations(m_runner, types, clock, m_ids, m_known, m_events, m_options.keyPrefix.toUtf8(),
                    m_options.maintenanceBatch, m_cluster != nullptr)
 {
@@ -53,6 +74,7 @@ void RedisStore::flush()
 void RedisStore::start()
 {
     m_client->start();
+    m_wakeups.start();
     // A node number of our own, so that ids of brokers sharing this Redis never collide.
     const QByteArray nodes = m_options.keyPrefix.toUtf8() + "nodes";
     m_client->command(
@@ -110,6 +132,19 @@ StoreStatus RedisStore::status() const
     }
     status.scriptReloads = m_runner.reloads();
     status.lastError = m_client->lastError();
+    if (m_cluster) {
+        status.cluster = true;
+        status.allSlotsServed = m_cluster->allSlotsServed();
+        for (const Redis::ClusterNodeStatus &node : m_cluster->nodes()) {
+            status.nodes.append(StoreNodeStatus{node.node.address.text(), node.node.primary, node.node.health,
+                                                node.node.slotCount, node.connections, node.connectionsReady,
+                                                node.movedRedirects, node.askRedirects});
+        }
+    }
+    const Redis::Subscriber &subscriber = m_wakeups.subscriber();
+    if (subscriber.isSubscribed())
+        status.wakeupNode = subscriber.node().text();
+    status.wakeupsReceived = m_wakeups.wakeupsReceived();
     return status;
 }
 

@@ -6,6 +6,7 @@
 #include "core/queuestore.h"
 #include "readyset.h"
 #include "rediseventrelay.h"
+#include "rediswakeups.h"
 #include "redisoperations.h"
 #include "resilientscriptrunner.h"
 #include "spoolingpublisher.h"
@@ -57,7 +58,8 @@ struct RedisStoreOptions
 // Made of parts with one job each, composed here: the connection pool; a ResilientScriptRunner
 // (EVALSHA, breaker, retries); RedisOperations (each operation as its script and reply);
 // SpoolingPublisher (the spool fallback and its drain); NodeIdGenerator (ids and receipts);
-// KnownQueues (what this broker last saw of each queue); RedisEventRelay (the listener). The
+// KnownQueues (what this broker last saw of each queue); RedisEventRelay (the listener);
+// RedisWakeups (long polls woken by other brokers' publishes). The
 // store owns them all; the type catalog and the clock are not owned and must outlive it.
 class RedisStore final : public QueueStore
 {
@@ -77,6 +79,7 @@ public:
     const Redis::RedisClient &client() const { return *m_client; }
     // The cluster router, or nullptr on one server.
     const Redis::ClusterRouter *cluster() const { return m_cluster; }
+    const RedisWakeups &wakeups() const { return m_wakeups; }
     qint64 scriptReloads() const { return m_runner.reloads(); }
 
     QString backendName() const override { return QStringLiteral("redis"); }
@@ -93,6 +96,7 @@ public:
     void publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
                  Completion<PublishResult> done) override;
     void consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done) override;
+    void awaitMessages(const QString &name, qint64 untilMs) override { m_wakeups.awaitMessages(name, untilMs); }
     void ack(const QString &name, const MessageRef &ref, Completion<void> done) override;
     void nack(const QString &name, const MessageRef &ref, qint64 delayMs, Completion<NackResult> done) override;
     void extend(const QString &name, const MessageRef &ref, qint64 visibilityMs, Completion<qint64> done) override;
@@ -114,6 +118,7 @@ private:
     NodeIdGenerator m_ids;
     KnownQueues m_known;
     RedisEventRelay m_events;
+    RedisWakeups m_wakeups;
     RedisOperations m_operations;
     std::unique_ptr<SpoolingPublisher> m_spooling; // null without a spool
 };

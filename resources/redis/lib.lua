@@ -20,6 +20,7 @@
 --   P{Q}:outbox      LIST   cluster: messages bound for queues in other slots, until handed over (transfers below)
 --   P{Q}:transfers   STRING cluster: counter that names this queue's transfers
 --   P{Q}:received    ZSET   cluster: transfers taken in, scored by time (ms), kept for a day: taken once
+--   P{Q}:waiting     STRING a broker's consumer waits on Q (a TTL covers the wait): wake() announces ready messages
 --   Pqueues          SET    names of all queues (the registry; never KEYS); on a cluster Pregistry instead
 --   Pnodes           STRING counter that gives each broker its node number for message ids
 --
@@ -70,7 +71,7 @@ local function open(prefix, name)
     meta = base .. 'meta', ready = base .. 'ready', prios = base .. 'prios', delayed = base .. 'delayed',
     leases = base .. 'leases', deadlines = base .. 'deadlines', deliveries = base .. 'deliveries',
     stream = base .. 'stream', ids = base .. 'ids', groupPrefix = base .. 'g:', deadlinePrefix = base .. 'gd:',
-    outbox = base .. 'outbox', transfers = base .. 'transfers',
+    outbox = base .. 'outbox', transfers = base .. 'transfers', waiting = base .. 'waiting',
   }
 end
 
@@ -93,7 +94,17 @@ local function count(q, field, by) redis.call('HINCRBY', q.meta, field, by or 1)
 
 -- Ready messages -------------------------------------------------------------------------------
 
+-- Long polls on other brokers (RedisWakeups): while one of them waits on Q (P{Q}:waiting exists),
+-- the first message a script makes ready in Q publishes Q's name on the channel P .. 'wake'.
+local WOKEN = {}
+local function wake(q)
+  if WOKEN[q.name] then return end
+  WOKEN[q.name] = true
+  if redis.call('EXISTS', q.waiting) == 1 then redis.call('PUBLISH', q.prefix .. 'wake', q.name) end
+end
+
 local function pushReady(q, message)      -- at the back of the line
+  wake(q)
   if q.type == 'priority' then
     local p = priorityOf(message)
     redis.call('LPUSH', q.ready .. ':' .. p, message)
@@ -107,6 +118,7 @@ local function pushReady(q, message)      -- at the back of the line
 end
 
 local function requeueReady(q, message)   -- back where it stood: the front
+  wake(q)
   if q.type == 'priority' then
     local p = priorityOf(message)
     redis.call('RPUSH', q.ready .. ':' .. p, message)

@@ -19,6 +19,9 @@ for i = 4, #ARGV, 2 do
     pushReady(q, ARGV[i + 1])
   end
 end
-if #ready > 0 then redis.call('LPUSH', q.ready, unpack(ready)) end -- one command for the batch, in order
+if #ready > 0 then
+  wake(q)
+  redis.call('LPUSH', q.ready, unpack(ready)) -- one command for the batch, in order
+end
 count(q, 'published', n)
 return {held + n, EVENTS}

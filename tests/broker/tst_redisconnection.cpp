@@ -6,6 +6,7 @@
 #include "redis/connectionpool.h"
 #include "redis/redisconnection.h"
 #include "redis/scriptcache.h"
+#include "redis/subscriber.h"
 
 #include "../support/eventloop.h"
 #include "../support/redisserver.h"
@@ -100,6 +101,8 @@ private Q_SLOTS:
     void poolWaitsForAConnectionAndReconnects();
     void poolFailsWaitingCommandsAfterTheWaitTimeout();
     void scriptsReloadAfterFlush();
+    void subscriberHearsItsChannelOnTheFirstNodeThatAnswers();
+    void subscriberLeavesANodeThatStopsAnswering();
 
 private:
     RedisServer m_redis;
@@ -486,6 +489,69 @@ void TestRedisConnection::scriptsReloadAfterFlush()
     QCOMPARE(afterFlush.value()->integer, before + 10);
     QCOMPARE(runner.reloads(), 2);
     pool.stop();
+}
+
+void TestRedisConnection::subscriberHearsItsChannelOnTheFirstNodeThatAnswers()
+{
+    BlackHoleServer hole;
+    const NodeAddress refused{QStringLiteral("127.0.0.1"), freeLoopbackPort()};
+    const QList<NodeAddress> candidates{{QStringLiteral("127.0.0.1"), hole.port()}, refused,
+                                        {QStringLiteral("127.0.0.1"), m_redis.port()}};
+    ConnectionOptions options = optionsFor(0);
+    options.connectTimeoutMs = 300;
+    Subscriber subscriber(options, "test:wake", [&] { return candidates; });
+    subscriber.reconnect = RetryPolicy{10, 1.0, 10, 0};
+    QSignalSpy subscribed(&subscriber, &Subscriber::subscribed);
+    QSignalSpy heard(&subscriber, &Subscriber::message);
+    subscriber.start();
+    QVERIFY(waitUntil([&] { return subscriber.isSubscribed(); }));
+    QCOMPARE(subscriber.node().port, int(m_redis.port()));
+    QCOMPARE(subscribed.count(), 1);
+
+    m_redis.cli({QStringLiteral("PUBLISH"), QStringLiteral("other:wake"), QStringLiteral("no")});
+    m_redis.cli({QStringLiteral("PUBLISH"), QStringLiteral("test:wake"), QStringLiteral("orders")});
+    QVERIFY(waitUntil([&] { return heard.count() > 0; }));
+    QCOMPARE(heard.count(), 1);
+    QCOMPARE(heard.first().first().toByteArray(), QByteArray("orders"));
+
+    // Cut off: it subscribes again (the two dead candidates come first) and says so.
+    m_redis.cli({QStringLiteral("CLIENT"), QStringLiteral("KILL"), QStringLiteral("TYPE"), QStringLiteral("pubsub")});
+    QVERIFY(waitUntil([&] { return subscribed.count() == 2; }));
+    QCOMPARE(subscriber.subscriptions(), 2);
+    m_redis.cli({QStringLiteral("PUBLISH"), QStringLiteral("test:wake"), QStringLiteral("again")});
+    QVERIFY(waitUntil([&] { return heard.count() == 2; }));
+    QCOMPARE(heard.last().first().toByteArray(), QByteArray("again"));
+
+    subscriber.stop();
+    QVERIFY(!subscriber.isSubscribed());
+    QCOMPARE(m_redis.cli({QStringLiteral("PUBSUB"), QStringLiteral("NUMSUB"), QStringLiteral("test:wake")}),
+             QByteArray("test:wake\n0"));
+}
+
+void TestRedisConnection::subscriberLeavesANodeThatStopsAnswering()
+{
+    RedisServer frozen;
+    QVERIFY2(frozen.start(), qPrintable(frozen.errorString()));
+    const QList<NodeAddress> candidates{{QStringLiteral("127.0.0.1"), frozen.port()},
+                                        {QStringLiteral("127.0.0.1"), m_redis.port()}};
+    ConnectionOptions options = optionsFor(0);
+    options.connectTimeoutMs = 300;
+    options.commandTimeoutMs = 300;
+    Subscriber subscriber(options, "test:wake", [&] { return candidates; });
+    subscriber.pingIntervalMs = 100;
+    subscriber.reconnect = RetryPolicy{10, 1.0, 10, 0};
+    QSignalSpy heard(&subscriber, &Subscriber::message);
+    subscriber.start();
+    QVERIFY(waitUntil([&] { return subscriber.isSubscribed(); }));
+    QCOMPARE(subscriber.node().port, int(frozen.port()));
+
+    // SIGSTOP: the connection stays open, nothing answers; the PING's deadline gives it up.
+    frozen.pause();
+    QVERIFY(waitUntil([&] { return subscriber.isSubscribed() && subscriber.node().port == int(m_redis.port()); }));
+    QVERIFY2(subscriber.lastError().contains(QStringLiteral("no reply within the command deadline")), qPrintable(subscriber.lastError()));
+    m_redis.cli({QStringLiteral("PUBLISH"), QStringLiteral("test:wake"), QStringLiteral("here")});
+    QVERIFY(waitUntil([&] { return heard.count() == 1; }));
+    frozen.resume();
 }
 
 QTEST_GUILESS_MAIN(TestRedisConnection)

@@ -34,7 +34,10 @@ inline quint16 freeLoopbackPort()
 class RedisServer
 {
 public:
-    static QString executable() { return QStandardPaths::findExecutable(QStringLiteral("redis-server")); }
+    // redis-server, or the server BROKER_TEST_REDIS_SERVER names (valkey-server: the same suites on
+    // Valkey). Empty when it is not installed.
+    static QString program() { return qEnvironmentVariable("BROKER_TEST_REDIS_SERVER", QStringLiteral("redis-server")); }
+    static QString executable() { return QStandardPaths::findExecutable(program()); }
 
     RedisServer() = default;
     ~RedisServer() { stop(); }
@@ -69,7 +72,7 @@ public:
     bool start(const QStringList &extraArgs = {})
     {
         if (executable().isEmpty()) {
-            m_error = QStringLiteral("redis-server is not installed (Debian package redis-server)");
+            m_error = QStringLiteral("%1 is not installed (Debian package %1)").arg(program());
             return false;
         }
         m_extraArgs = extraArgs;

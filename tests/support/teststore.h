@@ -61,7 +61,7 @@ inline std::unique_ptr<QueueStore> makeTestStore(const QueueTypeCatalog &types, 
     if (server.port() == 0)
         useTestTls(server);
     if (server.port() == 0 && !server.start())
-        qFatal("cannot start redis-server: %s", qPrintable(server.errorString()));
+        qFatal("cannot start the test server: %s", qPrintable(server.errorString()));
     server.cli({QStringLiteral("FLUSHALL")});
     RedisStoreOptions options;
     options.connection.port = server.port();

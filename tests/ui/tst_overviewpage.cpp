@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Overview page tells an admin when the broker refuses changes (a full disk, a failing device)
-// and why, and stops saying so once it takes changes again.
+// and why, and stops saying so once it takes changes again; on a Redis Cluster it lists the
+// nodes and their state.
 #include "ui/overviewpage.h"
 
 #include <QLabel>
+#include <QTableWidget>
 #include <QTest>
 
 using namespace Broker;
@@ -101,6 +103,53 @@ private Q_SLOTS:
         snapshot.storeStatus.readOnlyReason.clear();
         page.showSnapshot(snapshot);
         QVERIFY(!state->isVisible());
+    }
+    void listsTheClusterNodes()
+    {
+        Ui::OverviewPage page;
+        page.resize(900, 700);
+        page.show();
+        auto *nodes = page.findChild<QTableWidget *>("clusterNodes");
+        auto *state = page.findChild<QLabel *>("backendState");
+        QVERIFY(nodes && state);
+        BrokerSnapshot snapshot;
+        snapshot.storage = "redis";
+        snapshot.storeStatus.breaker = "closed";
+        snapshot.storeStatus.connections = 6;
+        snapshot.storeStatus.connectionsReady = 4;
+        snapshot.storeStatus.wakeupNode = "10.0.0.1:7000";
+        page.showSnapshot(snapshot);
+        QVERIFY(!nodes->isVisible()); // one server: no node list
+        QVERIFY2(state->text().contains("wake-ups via 10.0.0.1:7000"), qPrintable(state->text()));
+
+        snapshot.health = HealthStatus::Degraded;
+        snapshot.storeStatus.cluster = true;
+        snapshot.storeStatus.allSlotsServed = false;
+        snapshot.storeStatus.nodes = {
+            {"10.0.0.2:7001", false, "online", 0, 0, 0, 0, 0},
+            {"10.0.0.1:7000", true, "online", 5461, 2, 2, 3, 1},
+            {"10.0.0.3:7002", true, "online", 5462, 2, 0, 0, 0}, // the cluster says online; no connection is up
+            {"10.0.0.4:7003", false, "failed", 0, 0, 0, 0, 0},
+        };
+        page.showSnapshot(snapshot);
+        QVERIFY(nodes->isVisible());
+        QCOMPARE(nodes->rowCount(), 4);
+        QCOMPARE(nodes->item(0, 0)->text(), QString("10.0.0.1:7000")); // primaries first
+        QCOMPARE(nodes->item(0, 1)->text(), QString("primary"));
+        QCOMPARE(nodes->item(0, 3)->text(), QString("5461"));
+        QCOMPARE(nodes->item(0, 4)->text(), QString("2 of 2 up"));
+        QCOMPARE(nodes->item(0, 5)->text(), QString("3 / 1"));
+        QCOMPARE(nodes->item(1, 2)->text(), QString("out of reach"));
+        QCOMPARE(nodes->item(2, 1)->text(), QString("replica"));
+        QCOMPARE(nodes->item(3, 2)->text(), QString("failed"));
+        QVERIFY2(state->text().contains("some slots have no primary in reach"), qPrintable(state->text()));
+        if (!qEnvironmentVariableIsEmpty("BROKER_UI_SHOTS"))
+            page.grab().save(qEnvironmentVariable("BROKER_UI_SHOTS") + "/overview-cluster.png");
+
+        snapshot.storeStatus = StoreStatus{};
+        snapshot.storage = "memory";
+        page.showSnapshot(snapshot);
+        QVERIFY(!nodes->isVisible());
     }
 };
 

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Long polls woken by other brokers (RedisWakeups): two brokers share one redis-server, or a
+// 6-node cluster; a publish, a nack or an expired lease on one wakes a consumer waiting on the
+// other long before any reaper would. The reaper is kept out of the way (a minute between runs),
+// so that only the wake-up can answer in time. Also: no message while nobody waits, a
+// subscription that is cut (what was published meanwhile is found once it is back), and a
+// subscription whose cluster node dies (it moves to another node).
+#include "../support/awaitresult.h"
+#include "../support/brokeronredis.h"
+
+#include <QElapsedTimer>
+#include <QTest>
+
+#include <memory>
+#include <optional>
+
+using namespace Broker;
+using namespace Broker::Testing;
+
+namespace {
+
+constexpr qint64 WaitMs = 8'000;     // a long poll's wait: far beyond what a wake-up takes
+constexpr int AnsweredWithinMs = 2'000;
+
+// A long poll that records when it was answered.
+struct Poll
+{
+    std::shared_ptr<std::optional<Result<QList<Message>>>> result = std::make_shared<std::optional<Result<QList<Message>>>>();
+    std::shared_ptr<QElapsedTimer> answeredAt = std::make_shared<QElapsedTimer>();
+
+    void start(MessageBroker &broker, const QString &queue, bool acknowledge = true)
+    {
+        ConsumeRequest request;
+        request.acknowledge = acknowledge;
+        broker.consume(queue, request, WaitMs, [result = result, answeredAt = answeredAt](Result<QList<Message>> r) {
+            answeredAt->start();
+            result->emplace(std::move(r));
+        });
+    }
+    bool answered() const { return result->has_value(); }
+    QList<Message> messages() const { return answered() && (*result)->ok() ? (*result)->value() : QList<Message>{}; }
+};
+
+} // namespace
+
+class TestCrossBrokerWakeups : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void aPublishWakesAPollOnAnotherBroker();
+    void aNackAndAnExpiredLeaseWakeAnotherBroker();
+    void nobodyWaitingNothingIsPublished();
+    void whatWasPublishedWhileCutOffIsFound();
+    void acrossTheCluster();
+    void aDeadNodeMovesTheSubscription();
+
+private:
+    RedisStoreOptions serverOptions() const;
+    RedisStoreOptions clusterOptions() const;
+    void makeBrokers(const RedisStoreOptions &options);
+    void createQueue(const QString &name, const QueueConfig &config = {});
+    bool publish(BrokerOnRedis &on, const QString &queue, const QByteArray &data);
+    // Starts a poll on `b` and waits until its wait is known to Redis (marker set) and B is idle.
+    bool parkOnB(Poll &poll, const QString &queue, bool acknowledge = true);
+    qint64 publishCommandsRun();
+
+    RedisServer m_server;
+    RedisCluster m_cluster;
+    QueueTypeRegistry m_types;
+    SystemClock m_clock;
+    std::unique_ptr<BrokerOnRedis> a;
+    std::unique_ptr<BrokerOnRedis> b;
+    RedisServer *m_queueNode = nullptr; // where the queue's keys live (cli checks)
+};
+
+void TestCrossBrokerWakeups::initTestCase()
+{
+    QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+}
+
+void TestCrossBrokerWakeups::init()
+{
+    m_server.cli({QStringLiteral("FLUSHALL")});
+    m_queueNode = &m_server;
+}
+
+void TestCrossBrokerWakeups::cleanup()
+{
+    b.reset();
+    a.reset();
+}
+
+RedisStoreOptions TestCrossBrokerWakeups::serverOptions() const
+{
+    RedisStoreOptions options;
+    options.connection.port = m_server.port();
+    options.pool.size = 2;
+    return options;
+}
+
+RedisStoreOptions TestCrossBrokerWakeups::clusterOptions() const
+{
+    return clusterStoreOptions(m_cluster, 1);
+}
+
+void TestCrossBrokerWakeups::makeBrokers(const RedisStoreOptions &options)
+{
+    a = std::make_unique<BrokerOnRedis>(options, m_types, m_clock, withoutReaper());
+    b = std::make_unique<BrokerOnRedis>(options, m_types, m_clock, withoutReaper());
+    QVERIFY(waitUntil([&] {
+        return a->store.client().readyCount() == a->store.client().size() && a->store.client().size() > 0
+               && b->store.client().readyCount() == b->store.client().size() && b->store.client().size() > 0
+               && a->store.wakeups().subscriber().isSubscribed() && b->store.wakeups().subscriber().isSubscribed();
+    }, 10'000));
+}
+
+void TestCrossBrokerWakeups::createQueue(const QString &name, const QueueConfig &config)
+{
+    QVERIFY(awaitResult<QueueInfo>([&](auto done) { a->broker.createQueue(name, config, done); }).ok());
+    // B learns of it as a second broker does: by asking.
+    QVERIFY(awaitResult<QueueInfo>([&](auto done) { b->broker.queueInfo(name, done); }).ok());
+}
+
+bool TestCrossBrokerWakeups::publish(BrokerOnRedis &on, const QString &queue, const QByteArray &data)
+{
+    NewMessage message;
+    message.data = data;
+    return awaitResult<PublishResult>([&](auto done) { on.broker.publish(queue, {message}, QStringLiteral("alice"), done); })
+        .ok();
+}
+
+bool TestCrossBrokerWakeups::parkOnB(Poll &poll, const QString &queue, bool acknowledge)
+{
+    poll.start(b->broker, queue, acknowledge);
+    const QString marker = QStringLiteral("brokerdesk:{%1}:waiting").arg(queue);
+    // Until B has the marker's reply too, and has looked at the queue once more (the consume
+    // that covers publishes before the marker): then only a wake-up can answer the poll.
+    const auto settled = [&] { return b->store.client().commandsInFlight() == 0; };
+    if (!waitUntil([&] { return m_queueNode->cli({QStringLiteral("EXISTS"), marker}) == "1"; }) || !waitUntil(settled))
+        return false;
+    QTest::qWait(30);
+    return settled() && !poll.answered();
+}
+
+qint64 TestCrossBrokerWakeups::publishCommandsRun()
+{
+    // "cmdstat_publish:calls=N,..." counts PUBLISH from scripts too.
+    const QByteArray stats = m_queueNode->cli({QStringLiteral("INFO"), QStringLiteral("commandstats")});
+    const qsizetype at = stats.indexOf("cmdstat_publish:calls=");
+    if (at < 0)
+        return 0;
+    const qsizetype from = at + qsizetype(qstrlen("cmdstat_publish:calls="));
+    return stats.mid(from, stats.indexOf(',', from) - from).toLongLong();
+}
+
+void TestCrossBrokerWakeups::aPublishWakesAPollOnAnotherBroker()
+{
+    makeBrokers(serverOptions());
+    createQueue(QStringLiteral("jobs"));
+    Poll poll;
+    QVERIFY(parkOnB(poll, QStringLiteral("jobs")));
+
+    QElapsedTimer published;
+    QVERIFY(publish(*a, QStringLiteral("jobs"), "\"one\""));
+    published.start();
+    QVERIFY2(waitUntil([&] { return poll.answered(); }, AnsweredWithinMs), "the poll on B was not woken");
+    QCOMPARE(poll.messages().size(), 1);
+    QCOMPARE(poll.messages().first().data, QByteArray("\"one\""));
+    QVERIFY(b->store.wakeups().wakeupsReceived() >= 1);
+}
+
+void TestCrossBrokerWakeups::aNackAndAnExpiredLeaseWakeAnotherBroker()
+{
+    makeBrokers(serverOptions());
+    createQueue(QStringLiteral("work"));
+    QVERIFY(publish(*a, QStringLiteral("work"), "\"job\""));
+    ConsumeRequest lease;
+    lease.acknowledge = false;
+    lease.visibilityTimeoutMs = 60'000;
+    Result<QList<Message>> leased = awaitResult<QList<Message>>([&](auto done) { a->broker.consume(QStringLiteral("work"), lease, 0, done); });
+    QVERIFY(leased.ok() && leased->size() == 1);
+
+    // A gives the message back: B, waiting, gets it.
+    Poll afterNack;
+    QVERIFY(parkOnB(afterNack, QStringLiteral("work"), false));
+    const MessageRef ref{leased->first().id, leased->first().receipt, {}, QStringLiteral("alice")};
+    QVERIFY(awaitResult<NackResult>([&](auto done) { a->broker.nack(QStringLiteral("work"), ref, 0, done); }).ok());
+    QVERIFY2(waitUntil([&] { return afterNack.answered(); }, AnsweredWithinMs), "a nack on A did not wake B");
+    QCOMPARE(afterNack.messages().size(), 1);
+
+    // B's lease runs out and A's reaper returns the message: B, waiting again, gets it.
+    const Message onB = afterNack.messages().first();
+    const MessageRef bRef{onB.id, onB.receipt, {}, QStringLiteral("bob")};
+    QVERIFY(awaitResult<qint64>([&](auto done) { b->broker.extend(QStringLiteral("work"), bRef, 1000, done); }).ok());
+    Poll afterExpiry;
+    QVERIFY(parkOnB(afterExpiry, QStringLiteral("work")));
+    QTest::qWait(1100);
+    QVERIFY(!afterExpiry.answered()); // B's own reaper does not run for a minute
+    a->broker.runMaintenance();
+    QVERIFY2(waitUntil([&] { return afterExpiry.answered(); }, AnsweredWithinMs), "an expiry on A did not wake B");
+    QCOMPARE(afterExpiry.messages().size(), 1);
+    QCOMPARE(afterExpiry.messages().first().id, onB.id);
+}
+
+void TestCrossBrokerWakeups::nobodyWaitingNothingIsPublished()
+{
+    makeBrokers(serverOptions());
+    createQueue(QStringLiteral("busy"));
+    const qint64 before = publishCommandsRun();
+    for (int i = 0; i < 20; ++i)
+        QVERIFY(publish(*a, QStringLiteral("busy"), "\"x\""));
+    QCOMPARE(publishCommandsRun(), before);
+
+    // One waiter: the next publish announces itself, once.
+    createQueue(QStringLiteral("quiet"));
+    Poll quiet;
+    QVERIFY(parkOnB(quiet, QStringLiteral("quiet")));
+    QVERIFY(publish(*a, QStringLiteral("quiet"), "\"y\""));
+    QVERIFY(waitUntil([&] { return quiet.answered(); }, AnsweredWithinMs));
+    QCOMPARE(publishCommandsRun(), before + 1);
+}
+
+void TestCrossBrokerWakeups::whatWasPublishedWhileCutOffIsFound()
+{
+    makeBrokers(serverOptions());
+    createQueue(QStringLiteral("gap"));
+    Poll poll;
+    QVERIFY(parkOnB(poll, QStringLiteral("gap")));
+    const qint64 subscriptions = b->store.wakeups().subscriber().subscriptions();
+
+    // Both brokers' subscriptions are cut; A's publish goes out before B has subscribed again
+    // (B reconnects after a back-off), so its message reaches no one.
+    m_server.cli({QStringLiteral("CLIENT"), QStringLiteral("KILL"), QStringLiteral("TYPE"), QStringLiteral("pubsub")});
+    QVERIFY(publish(*a, QStringLiteral("gap"), "\"meanwhile\""));
+    QVERIFY2(waitUntil([&] { return poll.answered(); }, AnsweredWithinMs), "the poll on B was not answered");
+    QCOMPARE(poll.messages().size(), 1);
+    QVERIFY(b->store.wakeups().subscriber().subscriptions() > subscriptions);
+    QVERIFY(b->store.wakeups().subscriber().isSubscribed());
+}
+
+void TestCrossBrokerWakeups::acrossTheCluster()
+{
+    QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+    makeBrokers(clusterOptions());
+    const QString queue = QStringLiteral("spread");
+    m_queueNode = &m_cluster.node(m_cluster.primaryFor(queue.toUtf8()));
+    createQueue(queue);
+    for (int round = 0; round < 3; ++round) {
+        Poll poll;
+        QVERIFY(parkOnB(poll, queue));
+        QVERIFY(publish(*a, queue, "\"far\""));
+        QVERIFY2(waitUntil([&] { return poll.answered(); }, AnsweredWithinMs), "the poll on B was not woken");
+        QCOMPARE(poll.messages().size(), 1);
+    }
+}
+
+void TestCrossBrokerWakeups::aDeadNodeMovesTheSubscription()
+{
+    QVERIFY(m_cluster.size() > 0); // started by acrossTheCluster
+    makeBrokers(clusterOptions());
+    const Redis::NodeAddress subscribedTo = b->store.wakeups().subscriber().node();
+    const int dead = m_cluster.ports().indexOf(quint16(subscribedTo.port));
+    QVERIFY(dead >= 0);
+    m_cluster.node(dead).kill();
+    QVERIFY2(m_cluster.waitHealthy(), qPrintable(m_cluster.errorString()));
+    QVERIFY(waitUntil([&] {
+        return b->store.wakeups().subscriber().isSubscribed() && !(b->store.wakeups().subscriber().node() == subscribedTo)
+               && a->store.wakeups().subscriber().isSubscribed() && a->store.cluster()->allSlotsServed()
+               && b->store.cluster()->allSlotsServed();
+    }, 15'000));
+
+    const QString queue = QStringLiteral("after-failover");
+    m_queueNode = &m_cluster.node(m_cluster.primaryFor(queue.toUtf8()));
+    createQueue(queue);
+    Poll poll;
+    QVERIFY(parkOnB(poll, queue));
+    QVERIFY(publish(*a, queue, "\"moved\""));
+    QVERIFY2(waitUntil([&] { return poll.answered(); }, AnsweredWithinMs), "the poll on B was not woken");
+    QCOMPARE(poll.messages().size(), 1);
+}
+
+QTEST_GUILESS_MAIN(TestCrossBrokerWakeups)
+#include "tst_crossbrokerwakeups.moc"
