@@ -14,8 +14,8 @@ ClusterNodesTable::ClusterNodesTable(QWidget *parent) : QTableWidget(0, ColumnCo
     setObjectName(QStringLiteral("clusterNodes"));
     setHorizontalHeaderLabels({tr("Node"), tr("Role"), tr("State"), tr("Slots"), tr("Connections"),
                                tr("Redirects (moved / ask)")});
-    horizontalHeader()->setStretchLastSection(true);
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    horizontalHeader()->setSectionResizeMode(Address, QHeaderView::Stretch);
     verticalHeader()->hide();
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     setSelectionBehavior(QAbstractItemView::SelectRows);

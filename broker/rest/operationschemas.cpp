@@ -61,7 +61,7 @@ QJsonObject operationSchemas()
     "HealthStatus": {"type": "string", "enum": ["healthy", "degraded", "unhealthy"]},
     "StorageHealth": {
         "type": "object", "additionalProperties": false, "required": ["status", "backend", "durability", "writable"],
-        "description": "pool, spooled_messages, spool, script_reloads, last_error and the breaker's opened and retry_at only for a key with view_metrics",
+        "description": "pool, spooled_messages, spool, script_reloads, wakeups, cluster, last_error and the breaker's opened and retry_at only for a key with view_metrics",
         "properties": {
             "status": {"$ref": "#/components/schemas/HealthStatus"},
             "backend": {"type": "string", "enum": ["memory", "redis"]},
@@ -85,6 +85,28 @@ QJsonObject operationSchemas()
                                      "status": {"type": "string", "enum": ["empty", "holding", "blocked"]},
                                      "blocked": {"type": "string"}}},
             "script_reloads": {"type": "integer"},
+            "wakeups": {"type": "object", "additionalProperties": false, "required": ["subscribed", "received"],
+                        "description": "the subscription that wakes long polls when another broker publishes",
+                        "properties": {"subscribed": {"type": "boolean"},
+                                       "node": {"type": "string", "description": "host:port subscribed to"},
+                                       "received": {"type": "integer"}}},
+            "cluster": {"type": "object", "additionalProperties": false, "required": ["all_slots_served", "nodes"],
+                        "description": "Redis/Valkey Cluster only",
+                        "properties": {
+                            "all_slots_served": {"type": "boolean"},
+                            "nodes": {"type": "array", "items": {
+                                "type": "object", "additionalProperties": false,
+                                "required": ["address", "role", "slots", "redirects"],
+                                "properties": {
+                                    "address": {"type": "string", "description": "host:port"},
+                                    "role": {"type": "string", "enum": ["primary", "replica"]},
+                                    "health": {"type": "string", "description": "online, failed, loading (as the cluster says)"},
+                                    "slots": {"type": "integer"},
+                                    "pool": {"type": "object", "additionalProperties": false, "required": ["ready", "size"],
+                                             "description": "primaries only",
+                                             "properties": {"ready": {"type": "integer"}, "size": {"type": "integer"}}},
+                                    "redirects": {"type": "object", "additionalProperties": false, "required": ["moved", "ask"],
+                                                  "properties": {"moved": {"type": "integer"}, "ask": {"type": "integer"}}}}}}}},
             "last_error": {"type": "string"}}},
     "NotificationsHealth": {
         "type": "object", "additionalProperties": false, "required": ["status"],

@@ -431,6 +431,37 @@ void TestRestApi::metricsExposition()
                              "# TYPE brokerdesk_http_buffered_bytes gauge", "brokerdesk_storage_writable 1"}) {
         QVERIFY2(metrics.body.contains(line), line);
     }
+    // The Redis store's wake-up subscription; on a cluster every node with its redirects.
+    if (testingRedis()) {
+        QVERIFY(metrics.body.contains("brokerdesk_storage_wakeup_subscribed 1"));
+        QVERIFY(metrics.body.contains("# TYPE brokerdesk_storage_wakeups_received_total counter"));
+        const QJsonObject storage =
+            f.request("GET", "/health", AdminKey).json().value("components").toObject().value("storage").toObject();
+        QCOMPARE(storage.value("wakeups").toObject().value("subscribed").toBool(), true);
+        QCOMPARE(storage.contains("cluster"), testingRedisCluster());
+    }
+    if (testingRedisCluster()) {
+        QVERIFY(metrics.body.contains("brokerdesk_storage_cluster_slots_served 1"));
+        QCOMPARE(metrics.body.count("brokerdesk_storage_cluster_node_connections_ready{node=\"127.0.0.1:"), 3);
+        QCOMPARE(metrics.body.count("brokerdesk_storage_cluster_redirects_total{node=\"127.0.0.1:"), 2 * 6);
+        QVERIFY(metrics.body.contains(",role=\"replica\",kind=\"moved\"} 0"));
+        const QJsonObject cluster = f.request("GET", "/health", AdminKey).json().value("components").toObject()
+                                        .value("storage").toObject().value("cluster").toObject();
+        QCOMPARE(cluster.value("all_slots_served").toBool(), true);
+        const QJsonArray nodes = cluster.value("nodes").toArray();
+        QCOMPARE(nodes.size(), 6);
+        int slotsServed = 0;
+        for (const QJsonValue &node : nodes) {
+            const QJsonObject one = node.toObject();
+            slotsServed += one.value("slots").toInt();
+            if (one.value("role").toString() == "primary")
+                QCOMPARE(one.value("pool").toObject().value("ready").toInt(), one.value("pool").toObject().value("size").toInt());
+            QVERIFY(one.value("redirects").toObject().contains("moved"));
+        }
+        QCOMPARE(slotsServed, 16384);
+        // Without view_metrics, no node list.
+        QVERIFY(!f.request("GET", "/health").json().value("components").toObject().value("storage").toObject().contains("cluster"));
+    }
 }
 
 void TestRestApi::errorsEndpoint()
