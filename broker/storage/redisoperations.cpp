@@ -79,10 +79,18 @@ void RedisOperations::run(const Script &script, const QString &queue, QByteArray
                           ScriptDone done, const QString &user)
 {
     // On one server every script may keep the registry (a dead-letter queue made on the way is
-    // enrolled in the same step); on a cluster it is in another slot, kept apart.
+    // enrolled in the same step); on a cluster it is in another slot, kept apart, and the script
+    // declares the queue's keys instead, so that while its slot moves to another node Redis
+    // answers ASK or TRYAGAIN (the router follows or retries) rather than run it on the half of
+    // the keys one node has.
     QByteArrayList keys{key(queue, "meta")};
-    if (!m_cluster)
+    if (!m_cluster) {
         keys.append(m_prefix + "queues");
+    } else {
+        for (const char *part : {"ready", "prios", "delayed", "leases", "deadlines", "deliveries", "stream", "ids",
+                                 "g:names", "outbox", "transfers", "received", "waiting", "spooled", "deleted"})
+            keys.append(key(queue, part));
+    }
     args.prepend(QByteArray::number(m_clock.nowMs()));
     args.prepend(queue.toUtf8());
     args.prepend(m_prefix);

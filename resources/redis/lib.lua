@@ -29,11 +29,12 @@
 -- so that scripts can read and rewrite those fields without decoding the body.
 -- Times come from the broker (ARGV), so that all brokers and tests agree on one clock.
 -- KEYS[1] is always the queue's meta key: it names the slot. A script reaches the queue's other keys
--- (same hash tag, same slot) through the prefix. KEYS[2] is the registry on one server; on a
--- Redis Cluster it lives in a slot of its own (Pregistry, a HASH name -> generation), kept by
--- the broker in separate steps (ClusterQueueRegistry), and scripts leave it alone. Dead-lettering
--- and redrive reach keys of other queues (see docs/redis.md, "Redis Cluster").
-local REGISTRY = KEYS[2]
+-- (same hash tag, same slot) through the prefix. On one server KEYS[2] is the registry. On a Redis
+-- Cluster the registry lives in a slot of its own (Pregistry, a HASH name -> generation), kept by
+-- the broker in separate steps (ClusterQueueRegistry), and scripts leave it alone; KEYS[2..]
+-- declare the queue's fixed keys there (RedisOperations::run), which scripts still reach through
+-- the prefix. Dead-lettering and redrive reach keys of other queues (docs/redis.md, "Redis Cluster").
+local REGISTRY = #KEYS == 2 and KEYS[2] or nil
 
 local EVENTS = {}
 local function event(kind, queue, id, deliveries, detail)
