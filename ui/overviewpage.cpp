@@ -198,8 +198,13 @@ QStringList OverviewPage::breakerParts(const StoreStatus &status, qint64 nowMs) 
     QStringList parts{breaker, tr("%1 of %2 connections up").arg(status.connectionsReady).arg(status.connections)};
     if (status.cluster && !status.allSlotsServed)
         parts.append(statusHtml(tr("some slots have no primary in reach"), Palette::Warning));
-    parts.append(status.wakeupNode.isEmpty() ? tr("not subscribed to other brokers' wake-ups")
-                                             : tr("wake-ups via %1").arg(status.wakeupNode.toHtmlEscaped()));
+    if (!status.wakeupNode.isEmpty())
+        parts.append(tr("wake-ups via %1").arg(status.wakeupNode.toHtmlEscaped()));
+    else
+        parts.append(statusHtml(tr("not subscribed to other brokers' wake-ups%1")
+                                    .arg(status.wakeupError.isEmpty() ? QString()
+                                                                      : QStringLiteral(": ") + status.wakeupError.toHtmlEscaped()),
+                                Palette::Warning));
     if (status.spooledMessages > 0)
         parts.append(tr("%1 publishes spooled until Redis answers").arg(formatCount(status.spooledMessages)));
     if (status.breakerOpened > 0)

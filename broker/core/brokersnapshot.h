@@ -56,6 +56,7 @@ struct StoreStatus
     // Wake-ups from other brokers sharing the backend (RedisWakeups): the node subscribed to
     // (empty while not subscribed) and the wake-ups heard so far.
     QString wakeupNode;
+    QString wakeupError;         // while not subscribed: why (safe to show)
     qint64 wakeupsReceived = 0;
     // False while changes are refused because the store cannot make them durable (a journal write
     // or sync failed: full disk, I/O error). Reads still work; the store retries by itself.

@@ -194,12 +194,17 @@ void MessageBroker::consume(const QString &queue, const ConsumeRequest &request,
         return done(valid.error());
     }
 
+    if (waitMs > 0)
+        consumeStarted(queue);
     m_store.consume(queue, request,
                     [this, queue, request, waitMs, done = watched("consume", std::move(done))](
                         Result<QList<Message>> result) mutable {
+                        const bool missedWake = waitMs > 0 && consumeEndedMissingWake(queue);
                         if (result && result->isEmpty() && waitMs > 0) {
                             m_waiters.park(queue, request, waitMs, std::move(done));
                             m_store.awaitMessages(queue, m_clock.nowMs() + waitMs);
+                            if (missedWake)
+                                scheduleWake(queue);
                             return;
                         }
                         if (result && !request.acknowledge && !result->isEmpty())
@@ -279,8 +284,27 @@ void MessageBroker::messageEvent(const MessageEvent &event)
 
 void MessageBroker::messagesAvailable(const QString &queue)
 {
+    if (const auto inFlight = m_consumesInFlight.find(queue); inFlight != m_consumesInFlight.end())
+        inFlight->woken = true;
     if (m_waiters.hasIdleWaiter(queue) || m_processors->serves(queue))
         scheduleWake(queue);
+}
+
+void MessageBroker::consumeStarted(const QString &queue)
+{
+    ++m_consumesInFlight[queue].count;
+}
+
+bool MessageBroker::consumeEndedMissingWake(const QString &queue)
+{
+    const auto it = m_consumesInFlight.find(queue);
+    if (it == m_consumesInFlight.end())
+        return false;
+    // Kept for the others in flight: the one that parks needs it, whichever ends first.
+    const bool woken = it->woken;
+    if (--it->count == 0)
+        m_consumesInFlight.erase(it);
+    return woken;
 }
 
 void MessageBroker::storeIncident(const StoreIncident &incident)
@@ -323,9 +347,13 @@ void MessageBroker::serveNextWaiter(const QString &queue)
         scheduleWake(queue); // the next waiter, if any
         return;
     }
+    consumeStarted(queue);
     m_store.consume(queue, request, [this, queue, id, request](Result<QList<Message>> result) {
+        const bool missedWake = consumeEndedMissingWake(queue);
         if (result && result->isEmpty()) {
             m_waiters.release(id);
+            if (missedWake)
+                scheduleWake(queue);
             return;
         }
         if (result && !request.acknowledge)

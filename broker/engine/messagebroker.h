@@ -9,6 +9,8 @@
 #include "ratetracker.h"
 #include "waitlist.h"
 
+#include <QHash>
+
 #include "core/brokersnapshot.h"
 #include "core/clock.h"
 #include "core/queuestore.h"
@@ -129,6 +131,11 @@ private:
     void scheduleWake(const QString &queue);
     void serviceWakes();
     void serveNextWaiter(const QString &queue);
+    // Consumes that a long poll may wait after, counted per queue while in flight: a wake-up
+    // that arrives meanwhile (another broker's publish comes on another connection than the
+    // consume's answer) is kept, so that a poll parked after an empty answer looks once more.
+    void consumeStarted(const QString &queue);
+    bool consumeEndedMissingWake(const QString &queue); // true: a wake-up came while it was out
     void recordStoreError(const char *operation, const Error &error);
     // Passes the result on, recording store failures (not refusals) with the ErrorManager.
     template<typename T>
@@ -157,6 +164,12 @@ private:
     WaitList m_waiters;
     std::unique_ptr<ProcessorRegistry> m_processors;
     QSet<QString> m_pendingWakes;
+    struct ConsumesInFlight
+    {
+        int count = 0;
+        bool woken = false;
+    };
+    QHash<QString, ConsumesInFlight> m_consumesInFlight;
     QTimer m_maintenanceTimer;
     qint64 m_nextMaintenanceMs = 0;
     qint64 m_lastRateSampleMs = 0;

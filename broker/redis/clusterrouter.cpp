@@ -4,6 +4,7 @@
 #include <QRandomGenerator>
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 namespace Broker::Redis {
@@ -14,8 +15,9 @@ struct ClusterRouter::Request
     CommandCallback done;
     int slot = -1;      // -1: the command has no key, any primary will do
     int timeoutMs = 0;
-    int redirects = 0;
+    int redirects = 0;  // of this attempt
     int attempts = 1;
+    qint64 firstSentMs = steadyMs();
     NodeAddress askTo;  // set for the one attempt that follows an ASK redirect
 };
 
@@ -128,8 +130,13 @@ void ClusterRouter::retryLater(std::shared_ptr<Request> request, CommandResult l
 {
     if (!m_running || !m_options.retry.allowsAnotherAttempt(request->attempts))
         return request->done(std::move(last));
-    const qint64 delay = m_options.retry.delayMs(request->attempts, m_random);
+    // The last attempt goes when the time is up, however long the back-off would have been.
+    const qint64 remainingMs = m_options.retryForMs - (steadyMs() - request->firstSentMs);
+    if (remainingMs <= 0)
+        return request->done(std::move(last));
+    const qint64 delay = std::min(m_options.retry.delayMs(request->attempts, m_random), remainingMs);
     ++request->attempts;
+    request->redirects = 0; // a fresh attempt: ASK, TRYAGAIN, ASK ... while a slot migrates is not a loop
     ++m_retries;
     const quint64 number = m_nextDelayed++;
     Delayed &entry = m_delayed[number];
@@ -256,15 +263,23 @@ void ClusterRouter::topologyRead(const NodeAddress &from, const RedisReply &repl
                                                                     : map.error().message);
         return;
     }
-    const QList<NodeAddress> before = m_map.servingPrimaries();
+    const auto sortedPrimaries = [this] {
+        QList<NodeAddress> primaries = m_map.servingPrimaries();
+        std::sort(primaries.begin(), primaries.end(), [](const NodeAddress &a, const NodeAddress &b) {
+            return std::tie(a.host, a.port) < std::tie(b.host, b.port);
+        });
+        return primaries;
+    };
+    const QList<NodeAddress> before = sortedPrimaries();
     m_map = std::move(map.value());
     ++m_refreshes;
-    const QList<NodeAddress> primaries = m_map.servingPrimaries();
+    const QList<NodeAddress> primaries = sortedPrimaries();
     for (const NodeAddress &primary : primaries)
         poolFor(primary);
     retireStalePools();
-    // A failover or a reshard just became known: the retries waiting for it go now, to the new
-    // primaries, rather than at the end of their back-off.
+    // A failover just became known (another set of primaries): the retries waiting for it go
+    // now, to the new primaries, rather than at the end of their back-off. (Nodes answer the map
+    // in orders of their own, hence the sorting.)
     if (primaries != before)
         retryDelayedNow();
     Q_EMIT topologyChanged();

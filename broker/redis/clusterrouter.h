@@ -22,8 +22,11 @@ struct ClusterOptions
     int minRefreshGapMs = 200;      // a redirect asks for the map again at most this often
     int maxRedirects = 5;           // MOVED/ASK hops for one command before it fails
     // TRYAGAIN, CLUSTERDOWN, READONLY, MASTERDOWN, LOADING, UNBLOCKED and commands that never left
-    // this process (a node out of reach) are tried again this way, after a refresh.
-    RetryPolicy retry{50, 2.0, 1'000, 8};
+    // this process (a node out of reach) are tried again this way, after a refresh, for as long
+    // as retryForMs allows: a failover or a slot's migration takes its time, however many
+    // attempts fit in it.
+    RetryPolicy retry{50, 2.0, 1'000, 0};
+    int retryForMs = 5'000; // since the command was first sent; the last reply is its answer then
 };
 
 // What the router knows of one node (health, /metrics, the desktop).

@@ -294,7 +294,8 @@ void RedisConnection::readReplies()
             return;
         }
         if (m_messageHandler && isPushedMessage(*reply)) {
-            m_messageHandler(*reply);
+            const auto handler = m_messageHandler; // it may replace itself or destroy this connection
+            handler(*reply);
             if (!self || generation != m_generation)
                 return;
             continue;

@@ -86,6 +86,8 @@ void Subscriber::onLost(const QString &reason)
     m_pingTimer.stop();
     if (m_connection) {
         m_connection->disconnect(this);
+        m_connection->setMessageHandler({});
+        m_connection->close();
         // Not destroyed inside its own signal or callback.
         m_connection.release()->deleteLater();
     }

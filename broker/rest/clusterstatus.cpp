@@ -50,6 +50,8 @@ QJsonObject wakeupsJson(const StoreStatus &store)
     wakeups.insert(QStringLiteral("subscribed"), !store.wakeupNode.isEmpty());
     if (!store.wakeupNode.isEmpty())
         wakeups.insert(QStringLiteral("node"), store.wakeupNode);
+    else if (!store.wakeupError.isEmpty())
+        wakeups.insert(QStringLiteral("last_error"), store.wakeupError);
     wakeups.insert(QStringLiteral("received"), store.wakeupsReceived);
     return wakeups;
 }

@@ -13,7 +13,8 @@ namespace Broker::Rest::ClusterStatus {
 
 // components.storage.cluster of /health (view_metrics): {"all_slots_served", "nodes": [...]}.
 QJsonObject toJson(const StoreStatus &store);
-// components.storage.wakeups of /health (view_metrics): {"subscribed"[, "node"], "received"}.
+// components.storage.wakeups of /health (view_metrics): {"subscribed"[, "node" | "last_error"],
+// "received"}.
 QJsonObject wakeupsJson(const StoreStatus &store);
 // Per-node connection and redirect counts and the wake-up subscription's state (text format
 // 0.0.4), appended to `out`.

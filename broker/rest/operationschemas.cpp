@@ -89,6 +89,7 @@ QJsonObject operationSchemas()
                         "description": "the subscription that wakes long polls when another broker publishes",
                         "properties": {"subscribed": {"type": "boolean"},
                                        "node": {"type": "string", "description": "host:port subscribed to"},
+                                       "last_error": {"type": "string", "description": "while not subscribed: why"},
                                        "received": {"type": "integer"}}},
             "cluster": {"type": "object", "additionalProperties": false, "required": ["all_slots_served", "nodes"],
                         "description": "Redis/Valkey Cluster only",

@@ -144,6 +144,8 @@ StoreStatus RedisStore::status() const
     const Redis::Subscriber &subscriber = m_wakeups.subscriber();
     if (subscriber.isSubscribed())
         status.wakeupNode = subscriber.node().text();
+    else
+        status.wakeupError = subscriber.lastError();
     status.wakeupsReceived = m_wakeups.wakeupsReceived();
     return status;
 }

@@ -10,6 +10,8 @@ namespace {
 constexpr qint64 MinimumMarkerMs = 10'000;
 // Beyond the wait: clocks of brokers and the time the SET takes to arrive.
 constexpr qint64 MarkerMarginMs = 2'000;
+// Queues whose marker ran out are forgotten once this many are remembered (then twice as many).
+constexpr qsizetype SweepAtLeast = 256;
 
 } // namespace
 
@@ -45,8 +47,20 @@ void RedisWakeups::awaitMessages(const QString &queue, qint64 untilMs)
     const auto covered = m_coveredUntil.constFind(queue);
     if (covered != m_coveredUntil.cend() && *covered >= untilMs)
         return;
-    const qint64 lifeMs = qMax(untilMs - now, MinimumMarkerMs);
-    m_coveredUntil.insert(queue, now + lifeMs);
+    if (m_coveredUntil.size() >= m_sweepAt)
+        forgetExpired(now);
+    setMarker(queue, qMax(untilMs - now, MinimumMarkerMs));
+}
+
+void RedisWakeups::forgetExpired(qint64 now)
+{
+    m_coveredUntil.removeIf([now](const auto &entry) { return entry.value() < now; });
+    m_sweepAt = qMax<qsizetype>(SweepAtLeast, 2 * m_coveredUntil.size());
+}
+
+void RedisWakeups::setMarker(const QString &queue, qint64 lifeMs)
+{
+    m_coveredUntil.insert(queue, m_clock.nowMs() + lifeMs);
     const QByteArray key = m_prefix.toUtf8() + '{' + queue.toUtf8() + QByteArrayLiteral("}:waiting");
     m_client.command({QByteArrayLiteral("SET"), key, QByteArrayLiteral("1"), QByteArrayLiteral("PX"),
                       QByteArray::number(lifeMs + MarkerMarginMs)},
@@ -62,17 +76,15 @@ void RedisWakeups::awaitMessages(const QString &queue, qint64 untilMs)
 
 void RedisWakeups::resubscribed()
 {
-    // Messages published while no subscription was up were not heard: look at every queue
-    // still waited on. The first subscription too, for waits that began before it.
+    // Messages published while no subscription was up were not heard, and a server that lost
+    // the connection may have lost the markers too (a restart without persistence, a failover
+    // before they reached a replica): every queue still waited on gets its marker again, and is
+    // looked at once that is answered. The first subscription too, for waits that began before it.
     const qint64 now = m_clock.nowMs();
-    for (auto it = m_coveredUntil.begin(); it != m_coveredUntil.end();) {
-        if (it.value() < now) {
-            it = m_coveredUntil.erase(it);
-            continue;
-        }
-        m_events.available(it.key());
-        ++it;
-    }
+    forgetExpired(now);
+    const QHash<QString, qint64> waitedOn = m_coveredUntil;
+    for (auto it = waitedOn.cbegin(); it != waitedOn.cend(); ++it)
+        setMarker(it.key(), it.value() - now);
 }
 
 } // namespace Broker

@@ -44,6 +44,9 @@ public:
 
 private:
     void resubscribed();
+    // SET P{queue}:waiting for `lifeMs` (plus a margin); once answered, the queue is looked at.
+    void setMarker(const QString &queue, qint64 lifeMs);
+    void forgetExpired(qint64 now);
 
     Redis::RedisClient &m_client;
     const QString m_prefix;
@@ -51,6 +54,7 @@ private:
     RedisEventRelay &m_events;
     std::unique_ptr<Redis::Subscriber> m_subscriber;
     QHash<QString, qint64> m_coveredUntil; // queue -> the marker surely lives until then (store clock)
+    qsizetype m_sweepAt = 256;              // forgetExpired() when m_coveredUntil grows to this
     qint64 m_received = 0;
 };
 

@@ -96,12 +96,14 @@ local function count(q, field, by) redis.call('HINCRBY', q.meta, field, by or 1)
 -- Ready messages -------------------------------------------------------------------------------
 
 -- Long polls on other brokers (RedisWakeups): while one of them waits on Q (P{Q}:waiting exists),
--- the first message a script makes ready in Q publishes Q's name on the channel P .. 'wake'.
+-- the first message a script makes ready in Q publishes Q's name on the channel P .. 'wake'. By
+-- pcall: a script is not undone when it fails, and an ACL user without the channel must not
+-- leave a change half-made (the reaper wakes the other brokers then).
 local WOKEN = {}
 local function wake(q)
   if WOKEN[q.name] then return end
   WOKEN[q.name] = true
-  if redis.call('EXISTS', q.waiting) == 1 then redis.call('PUBLISH', q.prefix .. 'wake', q.name) end
+  if redis.call('EXISTS', q.waiting) == 1 then redis.pcall('PUBLISH', q.prefix .. 'wake', q.name) end
 end
 
 local function pushReady(q, message)      -- at the back of the line

@@ -25,6 +25,7 @@ for _, group in ipairs(groupNames(q)) do
         deadLetter(q, message, 'max_deliveries', now, deliveries)
       else
         available = 1
+        wake(q)
       end
     elseif deliveries then
       forgetPending(q, group, entry)

@@ -64,5 +64,6 @@ if ms > 0 then
 else
   redis.call('HDEL', leases, entry)
   redis.call('ZREM', deadlines, entry)
+  wake(q) -- claimable now
 end
 return {{1, 0}, EVENTS}

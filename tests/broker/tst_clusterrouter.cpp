@@ -33,6 +33,7 @@ private Q_SLOTS:
     void loadsScriptsOnEachNode();
     void writesWaitForReplicas();
     void survivesAPrimaryKilled();
+    void tryAgainGivesUpAfterItsTime();
     void stopFailsWhatWaits();
 
 private:
@@ -309,6 +310,36 @@ void TestClusterRouter::survivesAPrimaryKilled()
     // The old primary comes back as a replica of the new one.
     QVERIFY(m_cluster.node(victim).restart());
     QVERIFY(m_cluster.waitHealthy(30'000));
+}
+
+// A slot half-moved for longer than the router retries: TRYAGAIN again and again, then the last
+// reply is the answer, after retryForMs and not before.
+void TestClusterRouter::tryAgainGivesUpAfterItsTime()
+{
+    const QByteArray present = "{stuck}a", missing = "{stuck}missing";
+    const int slot = hashSlot(present);
+    const int from = m_cluster.primaryForSlot(slot);
+    const int to = otherPrimary(from);
+    ClusterOptions options;
+    options.retryForMs = 600;
+    const auto router = makeRouter(options);
+    QVERIFY(call(*router, {"SET", present, "1"}, present)->ok());
+    moveSlot(slot, from, to, false); // the key is on `to`; the slot still `from`'s
+    QElapsedTimer timer;
+    timer.start();
+    const auto answer = call(*router, {"MGET", present, missing}, present);
+    const qint64 tookMs = timer.elapsed();
+    QVERIFY(answer.has_value() && answer->ok());
+    QCOMPARE(answer->value().errorCode(), QByteArray("TRYAGAIN"));
+    QVERIFY2(tookMs >= 300 && tookMs < 3'000, qPrintable(QString::number(tookMs)));
+    QVERIFY(router->retries() >= 2);
+    for (int i = 0; i < m_cluster.size(); ++i)
+        m_cluster.node(i).cli({"CLUSTER", "SETSLOT", QString::number(slot), "NODE", QString::fromUtf8(nodeId(to))});
+    QVERIFY(m_cluster.waitHealthy());
+    QVERIFY(waitUntil([&] {
+        const auto moved = call(*router, {"MGET", present, missing}, present);
+        return moved && moved->ok() && !moved->value().isError();
+    }));
 }
 
 void TestClusterRouter::stopFailsWhatWaits()

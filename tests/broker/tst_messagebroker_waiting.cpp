@@ -4,6 +4,7 @@
 // Built twice, like every tst_messagebroker_*: on the memory store and on the Redis store
 // (BROKER_TEST_STORE=redis).
 #include "enginefixture.h"
+#include "../support/controlledstore.h"
 
 #include <QElapsedTimer>
 #include <QTest>
@@ -20,6 +21,7 @@ class TestMessageBrokerWaiting : public QObject
 
 private Q_SLOTS:
     void longPollIsWokenByPublish();
+    void aWakeUpBeforeTheEmptyAnswerIsNotLost();
     void longPollTimesOutEmpty();
     void longPollFailsWhenQueueIsDeleted();
     void longPollEndsEmptyOnShutdown();
@@ -47,6 +49,39 @@ void TestMessageBrokerWaiting::longPollIsWokenByPublish()
     QVERIFY2(timer.elapsed() < 1000, "woken by the publish, not by the timeout");
     QCOMPARE(payloadsOf(*c.take()), numbers(7, 7));
     QCOMPARE(f.info(QStringLiteral("q"))->depth, 0);
+}
+
+// Another broker's publish announced (messagesAvailable) while this broker's consume is out, its
+// empty answer arriving after: the poll that parks on it looks once more instead of waiting for
+// the reaper. A memory store that holds its answers back plays the remote store.
+void TestMessageBrokerWaiting::aWakeUpBeforeTheEmptyAnswerIsNotLost()
+{
+    ManualClock clock;
+    QueueTypeRegistry types;
+    ControlledStore store(types, clock);
+    EngineOptions options;
+    options.maintenanceIntervalMs = 3'600'000;
+    MessageBroker broker(store, types, clock, options);
+    Captured<QueueInfo> created;
+    broker.createQueue(QStringLiteral("jobs"), QueueConfig{}, created.sink());
+    QVERIFY(created.done());
+
+    store.holdConsumeAnswers = true;
+    std::optional<Result<QList<Message>>> polled;
+    broker.consume(QStringLiteral("jobs"), ConsumeRequest{}, 10'000, [&](Result<QList<Message>> r) { polled = std::move(r); });
+    QCOMPARE(store.heldConsumeAnswers(), 1); // it found the queue empty; the answer is on its way
+    NewMessage message;
+    message.data = "\"late\"";
+    Captured<PublishResult> published; // straight into the store: the store tells the broker, as a wake-up would
+    store.publish(QStringLiteral("jobs"), {message}, QStringLiteral("alice"), published.sink());
+    QVERIFY(published.done());
+    store.holdConsumeAnswers = false;
+    store.releaseConsumeAnswers();
+    QVERIFY(!polled.has_value()); // parked on the empty answer...
+    QVERIFY(waitUntil([&] { return polled.has_value(); }, 1'000)); // ...and served on the next turn
+    QVERIFY(polled->ok());
+    QCOMPARE(polled->value().size(), 1);
+    QCOMPARE(polled->value().first().data, QByteArray("\"late\""));
 }
 
 void TestMessageBrokerWaiting::longPollTimesOutEmpty()

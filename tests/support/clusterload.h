@@ -78,11 +78,22 @@ struct Ledger
         acked.insert(id);
         leases[id].acked = true;
     }
+    // Acknowledged publishes no consumer was ever given. (One whose ack got no answer, because
+    // the node died with it, was delivered: whether the ack took is unknown, not a loss; the
+    // message comes back after its lease if it did not.)
     qint64 lost() const
     {
         qint64 n = 0;
         for (const QString &id : acknowledgedPublishes)
-            n += acked.contains(id) ? 0 : 1;
+            n += leases.contains(id) ? 0 : 1;
+        return n;
+    }
+    // Delivered messages whose ack never succeeded and that did not come back.
+    qint64 ackOutcomeUnknown() const
+    {
+        qint64 n = 0;
+        for (const QString &id : acknowledgedPublishes)
+            n += leases.contains(id) && !acked.contains(id) ? 1 : 0;
         return n;
     }
 };

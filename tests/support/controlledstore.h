@@ -2,9 +2,14 @@
 #pragma once
 
 // A memory store whose health and status the test sets (a store that turned read-only, lost its
-// backend, ...) and that counts how often every queue was listed: what health checks cost.
+// backend, ...) and that counts how often every queue was listed: what health checks cost. It
+// can also hold back consumes' answers, as a remote store's answers take their time.
 
 #include "storage/memorystore.h"
+
+#include <functional>
+#include <utility>
+#include <vector>
 
 namespace Broker::Testing {
 
@@ -46,9 +51,21 @@ public:
     {
         m_inner.publish(name, messages, publisher, std::move(done));
     }
+    // While set, a consume runs at once but its answer waits for releaseConsumeAnswers().
+    bool holdConsumeAnswers = false;
     void consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done) override
     {
-        m_inner.consume(name, request, std::move(done));
+        if (!holdConsumeAnswers)
+            return m_inner.consume(name, request, std::move(done));
+        m_inner.consume(name, request, [this, done = std::move(done)](Result<QList<Message>> answer) {
+            m_heldAnswers.push_back([done, answer = std::move(answer)]() mutable { done(std::move(answer)); });
+        });
+    }
+    int heldConsumeAnswers() const { return int(m_heldAnswers.size()); }
+    void releaseConsumeAnswers()
+    {
+        for (auto &answer : std::exchange(m_heldAnswers, {}))
+            answer();
     }
     void ack(const QString &name, const MessageRef &ref, Completion<void> done) override
     {
@@ -78,6 +95,7 @@ public:
 
 private:
     MemoryStore m_inner;
+    std::vector<std::function<void()>> m_heldAnswers;
 };
 
 } // namespace Broker::Testing

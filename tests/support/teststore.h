@@ -47,7 +47,10 @@ inline std::unique_ptr<QueueStore> makeClusterTestStore(const QueueTypeCatalog &
     options.pool.size = 2;
     auto store = std::make_unique<RedisStore>(options, types, clock);
     store->start();
-    waitUntil([&] { return store->cluster()->refreshes() > 0 && store->client().readyCount() == 3 * options.pool.size; });
+    waitUntil([&] {
+        return store->cluster()->refreshes() > 0 && store->client().readyCount() == 3 * options.pool.size
+               && store->wakeups().subscriber().isSubscribed();
+    });
     return store;
 }
 
@@ -69,7 +72,7 @@ inline std::unique_ptr<QueueStore> makeTestStore(const QueueTypeCatalog &types, 
     options.pool.size = 2;
     auto store = std::make_unique<RedisStore>(options, types, clock);
     store->start();
-    waitUntil([&] { return store->client().readyCount() == options.pool.size; });
+    waitUntil([&] { return store->client().readyCount() == options.pool.size && store->wakeups().subscriber().isSubscribed(); });
     return store;
 }
 
