@@ -59,41 +59,20 @@ void TestClusterFailover::primaryKilledUnderLoad()
     options.replicaWait.timeoutMs = 1'000;
     QueueTypeRegistry types;
     SystemClock clock;
-    std::vector<std::unique_ptr<BrokerOnRedis>> brokers;
-    for (int i = 0; i < 3; ++i)
-        brokers.push_back(std::make_unique<BrokerOnRedis>(options, types, clock));
-    QVERIFY(waitUntil([&] {
-        for (const auto &on : brokers) {
-            if (on->store.cluster()->refreshes() == 0 || !on->store.cluster()->allSlotsServed())
-                return false;
-        }
-        return true;
-    }, 10'000));
+    const auto brokers = threeBrokers(options, types, clock);
+    QVERIFY(brokers.front()->store.cluster()->allSlotsServed());
     QueueConfig config;
     config.visibilityTimeoutSeconds = int(VisibilityMs / 1000);
     QVERIFY(awaitResult<QueueInfo>([&](auto done) { brokers[0]->broker.createQueue(queue, config, done); }).ok());
 
     Ledger ledger(VisibilityMs);
-    std::vector<std::unique_ptr<Load>> loads;
-    for (const auto &on : brokers) {
-        loads.push_back(std::make_unique<Load>(*on, queue, ledger));
-        loads.back()->start();
-    }
+    const auto loads = startLoads(brokers, queue, ledger);
     QTest::qWait(LoadBeforeKillMs);
     const qint64 publishedBeforeKill = ledger.acknowledgedPublishes.size();
     const qint64 killedAtMs = ledger.now();
     cluster.node(primary).kill();
     QTest::qWait(LoadAfterKillMs);
-    for (const auto &load : loads)
-        load->stopPublishing();
-    // Drain: what was published and not lost is consumed (leases that ran out come back).
-    // Leases whose ack got no answer come back once they run out, and are taken again.
-    waitUntil([&] { return ledger.lost() == 0 && ledger.ackOutcomeUnknown() == 0; }, int(VisibilityMs) + 3'000);
-    for (const auto &load : loads)
-        load->stop();
-    waitUntil([&] {
-        return std::all_of(loads.begin(), loads.end(), [](const auto &load) { return load->idle(); });
-    }, 5'000);
+    drain(loads, ledger);
 
     qInfo("wait_replicas %d: %lld publishes acknowledged (%lld before the kill), %lld failed; longest gap %lld ms "
           "(kill at %lld ms); %lld deliveries; lost %lld; double leases %lld; acked and delivered again %lld; "

@@ -52,25 +52,15 @@ void TestClusterReshard::busyQueueMovedUnderLoad()
 
     QueueTypeRegistry types;
     SystemClock clock;
-    std::vector<std::unique_ptr<BrokerOnRedis>> brokers;
-    for (int i = 0; i < 3; ++i)
-        brokers.push_back(std::make_unique<BrokerOnRedis>(clusterStoreOptions(cluster, 2), types, clock));
-    QVERIFY(waitUntil([&] {
-        return std::all_of(brokers.begin(), brokers.end(), [](const auto &on) {
-            return on->store.cluster()->refreshes() > 0 && on->store.cluster()->allSlotsServed();
-        });
-    }, 10'000));
+    const auto brokers = threeBrokers(clusterStoreOptions(cluster, 2), types, clock);
+    QVERIFY(brokers.front()->store.cluster()->allSlotsServed());
     QueueConfig config;
     config.type = type;
     config.visibilityTimeoutSeconds = int(VisibilityMs / 1000);
     QVERIFY(awaitResult<QueueInfo>([&](auto done) { brokers[0]->broker.createQueue(queue, config, done); }).ok());
 
     Ledger ledger(VisibilityMs);
-    std::vector<std::unique_ptr<Load>> loads;
-    for (const auto &on : brokers) {
-        loads.push_back(std::make_unique<Load>(*on, queue, ledger));
-        loads.back()->start();
-    }
+    const auto loads = startLoads(brokers, queue, ledger);
     QTest::qWait(1'000);
 
     // The move, one key at a time, the load running between steps.
@@ -95,13 +85,7 @@ void TestClusterReshard::busyQueueMovedUnderLoad()
         cluster.node(i).cli({"CLUSTER", "SETSLOT", slot, "NODE", toId});
     QVERIFY(cluster.waitHealthy());
     QTest::qWait(1'500);
-    for (const auto &load : loads)
-        load->stopPublishing();
-    // Leases whose ack got no answer come back once they run out, and are taken again.
-    waitUntil([&] { return ledger.lost() == 0 && ledger.ackOutcomeUnknown() == 0; }, int(VisibilityMs) + 3'000);
-    for (const auto &load : loads)
-        load->stop();
-    waitUntil([&] { return std::all_of(loads.begin(), loads.end(), [](const auto &load) { return load->idle(); }); }, 5'000);
+    drain(loads, ledger);
 
     qint64 asked = 0, movedRedirects = 0;
     for (const auto &on : brokers) {

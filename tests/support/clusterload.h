@@ -191,4 +191,43 @@ private:
     qint64 m_sequence = 0;
 };
 
+// Three brokers on `cluster`, once each has read a slot map with every slot served.
+inline std::vector<std::unique_ptr<BrokerOnRedis>> threeBrokers(const RedisStoreOptions &options,
+                                                               QueueTypeRegistry &types, const Clock &clock)
+{
+    std::vector<std::unique_ptr<BrokerOnRedis>> brokers;
+    for (int i = 0; i < 3; ++i)
+        brokers.push_back(std::make_unique<BrokerOnRedis>(options, types, clock));
+    waitUntil([&] {
+        return std::all_of(brokers.begin(), brokers.end(), [](const auto &on) {
+            return on->store.cluster()->refreshes() > 0 && on->store.cluster()->allSlotsServed();
+        });
+    }, 10'000);
+    return brokers;
+}
+
+// The load of every broker on `queue`, started.
+inline std::vector<std::unique_ptr<Load>> startLoads(const std::vector<std::unique_ptr<BrokerOnRedis>> &brokers,
+                                                     const QString &queue, Ledger &ledger)
+{
+    std::vector<std::unique_ptr<Load>> loads;
+    for (const auto &on : brokers) {
+        loads.push_back(std::make_unique<Load>(*on, queue, ledger));
+        loads.back()->start();
+    }
+    return loads;
+}
+
+// Stops publishing, lets the consumers take what is left (leases whose ack got no answer come
+// back once they run out, and are taken again), then stops them.
+inline void drain(const std::vector<std::unique_ptr<Load>> &loads, const Ledger &ledger)
+{
+    for (const auto &load : loads)
+        load->stopPublishing();
+    waitUntil([&] { return ledger.lost() == 0 && ledger.ackOutcomeUnknown() == 0; }, int(ledger.visibilityMs) + 3'000);
+    for (const auto &load : loads)
+        load->stop();
+    waitUntil([&] { return std::all_of(loads.begin(), loads.end(), [](const auto &load) { return load->idle(); }); }, 5'000);
+}
+
 } // namespace Broker::Testing
