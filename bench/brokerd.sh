@@ -15,18 +15,21 @@ ensure_built() {
         fi
     done
 }
-# start_brokerd starts $build_dir/app/brokerd on a free loopback
-# port with $work/broker.yaml and $work/users.yaml, logging to $work/brokerd.log, and sets
-# `pid` and `url` once it listens (exits with its log when it dies first).
+# free_port prints a port free on 127.0.0.1 now.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# start_brokerd [DIR] starts $build_dir/app/brokerd on a free loopback port with DIR/broker.yaml
+# (DIR defaults to $work) and $work/users.yaml, logging to DIR/brokerd.log, and sets `pid` and
+# `url` once it listens (exits with its log when it dies first).
 start_brokerd() {
-    : > "$work/brokerd.log"
-    "$build_dir/app/brokerd" --config "$work/broker.yaml" --users "$work/users.yaml" --port 0 \
-        2>"$work/brokerd.log" >/dev/null &
+    dir=${1:-$work}
+    : > "$dir/brokerd.log"
+    "$build_dir/app/brokerd" --config "$dir/broker.yaml" --users "$work/users.yaml" --port 0 \
+        2>"$dir/brokerd.log" >/dev/null &
     pid=$!
     port=
     while [ -z "$port" ]; do
-        port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/brokerd.log")
-        kill -0 "$pid" 2>/dev/null || { cat "$work/brokerd.log"; exit 1; }
+        port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$dir/brokerd.log")
+        kill -0 "$pid" 2>/dev/null || { cat "$dir/brokerd.log"; exit 1; }
     done
     url="http://127.0.0.1:$port"
 }

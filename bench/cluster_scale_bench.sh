@@ -28,7 +28,6 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 start_redis() { # DIR PORT [ARGS...]
     dir=$1 port=$2
     shift 2
@@ -59,21 +58,13 @@ key="bench-admin-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
 printf 'users:\n  bench: {role: admin, api_key: %s}\n' "$key" > "$work/users.yaml"
 export BENCH_KEY="$key"
 
-# start_broker NAME CONFIG: a brokerd with its own config and log; sets `url`.
+# start_broker NAME CONFIG: a brokerd with its own config and log; sets `broker_pid` and `url`.
 start_broker() {
-    broker_dir="$work/$1"
-    mkdir -p "$broker_dir"
-    printf '%s\n' "$2" > "$broker_dir/broker.yaml"
-    "$build_dir/app/brokerd" --config "$broker_dir/broker.yaml" --users "$work/users.yaml" --port 0 \
-        2>"$broker_dir/brokerd.log" >/dev/null &
-    broker_pid=$!
+    mkdir -p "$work/$1"
+    printf '%s\n' "$2" > "$work/$1/broker.yaml"
+    start_brokerd "$work/$1"
+    broker_pid=$pid
     pids="$pids $broker_pid"
-    port=
-    while [ -z "$port" ]; do
-        port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$broker_dir/brokerd.log")
-        kill -0 "$broker_pid" 2>/dev/null || { cat "$broker_dir/brokerd.log"; exit 1; }
-    done
-    url="http://127.0.0.1:$port"
 }
 stop_brokers() { # the brokerd started since the last call (servers stay)
     for p in $broker_pids; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done

@@ -94,7 +94,6 @@ busy_rss=$(rss_kb "$pid")
 
 # The peer: webdis (a C HTTP front of Redis), measured by the same wrk in this run.
 if command -v webdis >/dev/null 2>&1 && command -v redis-server >/dev/null 2>&1; then
-    free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
     rport=$(free_port)
     redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no --daemonize no >/dev/null &
     peer_pids="$peer_pids $!"

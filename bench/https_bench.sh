@@ -33,7 +33,6 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyou
     -out "$work/server.crt" -days 2 -subj /CN=bench -addext subjectAltName=IP:127.0.0.1 2>/dev/null
 key="bench-admin-key-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
 printf 'users:\n  bench: {role: admin, api_key: %s}\n' "$key" > "$work/users.yaml"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 
 # start NAME TLS(true|false): sets NAME_pid and NAME_url

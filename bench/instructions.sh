@@ -33,7 +33,6 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_http() { # URL PID
     tries=0
     until curl -s -o /dev/null "$1"; do

@@ -30,7 +30,6 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 under_callgrind() { # LOG PROGRAM ARGS...: starts it in the background, sets `started`
     log=$1
     shift

@@ -31,7 +31,6 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # A CA and a server certificate for 127.0.0.1 (EC P-256, as tests/support/tlscertificates.h).
 (
