@@ -178,9 +178,12 @@ int serverSideDescriptors(quint16 port)
     QFile table("/proc/self/net/tcp");
     if (!table.open(QIODevice::ReadOnly))
         return -1;
-    table.readLine(); // the header
-    while (!table.atEnd()) {
-        const QList<QByteArray> fields = table.readLine().simplified().split(' ');
+    // readAll, not readLine until atEnd: the kernel hands the table out 27 whole lines per read
+    // and the file's size is 0, so QFile's atEnd() is true whenever its buffer ends on a read's
+    // boundary, and a loop on it stops at line 27 once other tests hold that many sockets.
+    const QList<QByteArray> lines = table.readAll().split('\n');
+    for (qsizetype i = 1; i < lines.size(); ++i) { // line 0 is the header
+        const QList<QByteArray> fields = lines[i].simplified().split(' ');
         if (fields.size() < 10)
             continue;
         const bool ours = fields[1].split(':').value(1).toUInt(nullptr, 16) == port;
