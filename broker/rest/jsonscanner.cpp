@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsonscanner.h"
 
+#include "core/jsonfields.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QList>
@@ -12,9 +14,6 @@
 #include <optional>
 #include <limits>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 namespace Broker::Rest {
 
@@ -135,7 +134,7 @@ public:
         while (m_pos < size) {
             // Plain printable ASCII is the common case: skip it eight bytes at a time, then in a
             // tight loop up to the byte that needs a look.
-            m_pos += plainRun(data + m_pos, size - m_pos);
+            m_pos += JsonFields::plainRun(data + m_pos, size - m_pos);
             while (m_pos < size) {
                 const auto c = static_cast<unsigned char>(data[m_pos]);
                 if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
@@ -189,46 +188,6 @@ public:
     }
 
 private:
-    // How many of the `available` bytes at `p` are plain (printable ASCII other than '"' and
-    // '\\'), up to the first that needs a look: 16 at a time with SSE2 (part of every x86-64),
-    // else 8 at a time. A short tail is left to the caller's byte loop.
-    static qsizetype plainRun(const char *p, qsizetype available)
-    {
-        qsizetype run = 0;
-#ifdef __SSE2__
-        const __m128i quote = _mm_set1_epi8('"');
-        const __m128i backslash = _mm_set1_epi8('\\');
-        const __m128i space = _mm_set1_epi8(0x20);
-        while (run + 16 <= available) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + run));
-            // Signed bytes: "less than 0x20" catches the controls and every byte >= 0x80.
-            const __m128i special = _mm_or_si128(_mm_cmplt_epi8(v, space),
-                                                 _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-            if (const int mask = _mm_movemask_epi8(special))
-                return run + qCountTrailingZeroBits(quint32(mask));
-            run += 16;
-        }
-#endif
-        while (run + 8 <= available && plainAscii(p + run))
-            run += 8;
-        return run;
-    }
-
-    // Whether the eight bytes at `p` are all printable ASCII other than '"' and '\\' (bytes
-    // 0x20-0x7f), by the word-at-a-time tests for "some byte is less than n" and "some byte is
-    // zero" (exact for n <= 128).
-    static bool plainAscii(const char *p)
-    {
-        constexpr quint64 ones = 0x0101010101010101ULL;
-        constexpr quint64 highs = 0x8080808080808080ULL;
-        quint64 v;
-        std::memcpy(&v, p, sizeof v);
-        const quint64 quote = v ^ (ones * '"');
-        const quint64 backslash = v ^ (ones * '\\');
-        const quint64 special = (v | ((v - ones * 0x20) & ~v) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash));
-        return (special & highs) == 0;
-    }
-
     bool escape()
     {
         ++m_pos; // '\'

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/jsonfields.h"
 #include "core/jsonwriter.h"
 #include "core/messageid.h"
 
@@ -28,6 +29,20 @@ void TestJsonWriter::stringsReadBackUnchanged_data()
     QTest::addRow("unicode") << QString::fromUtf8("zürich ☃ \xF0\x9F\x98\x80");
     QTest::addRow("slash") << "a/b</script>";
     QTest::addRow("empty") << "";
+    // Runs of plain bytes are skipped 16 and 8 at a time: escapes on either side of a block's edge.
+    const QString sixteen = QStringLiteral("0123456789abcdef");
+    QTest::addRow("quote-at-15") << sixteen.left(15) + "\"" + sixteen;
+    QTest::addRow("quote-at-16") << sixteen + "\"" + sixteen;
+    QTest::addRow("backslash-at-17") << sixteen + "x\\" + sixteen;
+    QTest::addRow("control-at-31") << sixteen + sixteen.left(15) + QChar(0x02) + "tail";
+    QTest::addRow("long-plain") << sixteen.repeated(20) + "x";
+    QTest::addRow("unicode-after-a-block") << sixteen + QString::fromUtf8("ä") + sixteen + QString::fromUtf8("€") + "z";
+    QTest::addRow("delete-is-plain") << sixteen + QChar(0x7f) + sixteen;
+    QString controls;
+    for (char16_t c = 0; c < 0x20; ++c)
+        controls += sixteen.left(c % 17) + QChar(c);
+    QTest::addRow("every-control-in-a-long-text") << controls;
+    QTest::addRow("json-message") << QStringLiteral(R"({"order":12345,"note":"%1","tags":["a","b\\c"]})").arg(sixteen.repeated(10));
 }
 
 void TestJsonWriter::stringsReadBackUnchanged()
@@ -39,6 +54,13 @@ void TestJsonWriter::stringsReadBackUnchanged()
     const QJsonDocument document = QJsonDocument::fromJson(out.text(), &error);
     QCOMPARE(error.error, QJsonParseError::NoError);
     QCOMPARE(document.object().value("s").toString(), text);
+    // The escaper JsonWriter uses, on its own, after text already there.
+    QByteArray array = "[1,";
+    JsonFields::appendString(array, text.toUtf8());
+    array += ']';
+    const QJsonDocument alone = QJsonDocument::fromJson(array, &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QCOMPARE(alone.array().at(1).toString(), text);
 }
 
 void TestJsonWriter::structure()
