@@ -65,6 +65,11 @@ CreateQueueDialog::CreateQueueDialog(const QStringList &types, const BrokerConfi
     m_maxDeliveries = spinBox(defaults.maxDeliveries, QueueLimits::MaxDeliveries, QString(),
                               tr("Deliveries before a message goes to the dead-letter queue (or is dropped)"));
     form->addRow(tr("Max &deliveries"), m_maxDeliveries);
+    m_partitions = spinBox(1, QueueLimits::MaxPartitions, QString(),
+                           tr("Sub-queues the queue is stored as: on a Redis Cluster they spread over its primaries. "
+                              "Messages published with one key keep their order. Partitions can be added later, never removed."));
+    m_partitions->setObjectName(QStringLiteral("partitions"));
+    form->addRow(tr("&Partitions"), m_partitions);
     auto *deadLetterRow = new QHBoxLayout;
     m_deadLetter = new QCheckBox(tr("Dead-letter &queue"));
     m_deadLetter->setObjectName(QStringLiteral("deadLetter"));
@@ -137,7 +142,7 @@ void CreateQueueDialog::updateState()
 void CreateQueueDialog::setBusy(bool busy)
 {
     m_busy = busy;
-    for (QWidget *input : std::initializer_list<QWidget *>{m_name, m_type, m_maxSize, m_ttl, m_visibility, m_maxDeliveries, m_deadLetter})
+    for (QWidget *input : std::initializer_list<QWidget *>{m_name, m_type, m_maxSize, m_ttl, m_visibility, m_maxDeliveries, m_partitions, m_deadLetter})
         input->setEnabled(!busy);
     updateState();
 }
@@ -181,6 +186,8 @@ QJsonObject CreateQueueDialog::options() const
                         {QStringLiteral("ttl"), m_ttl->value()},
                         {QStringLiteral("visibility_timeout"), m_visibility->value()},
                         {QStringLiteral("max_deliveries"), m_maxDeliveries->value()}};
+    if (m_partitions->value() > 1) // left out otherwise, so that the request reads as gCore's
+        options.insert(QStringLiteral("partitions"), m_partitions->value());
     if (m_deadLetter->isChecked()) {
         const QString target = m_deadLetterName->text().trimmed();
         options.insert(QStringLiteral("dead_letter_queue"), target.isEmpty() ? QJsonValue(true) : QJsonValue(target));

@@ -55,6 +55,7 @@ private:
     QSpinBox *m_ttl;
     QSpinBox *m_visibility;
     QSpinBox *m_maxDeliveries;
+    QSpinBox *m_partitions;
     QCheckBox *m_deadLetter;
     QLineEdit *m_deadLetterName;
     QLabel *m_problem;

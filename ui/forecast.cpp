@@ -33,7 +33,9 @@ Forecast forecast(qint64 ready, qint64 size, qint64 maxSize, double publishRate,
 
 Forecast forecast(const QueueInfo &queue)
 {
-    return forecast(queue.depth, queue.size(), queue.config.maxSize, queue.rates.publish1m, queue.rates.consume1m);
+    // max_size bounds each partition: a partitioned queue holds that many times the partitions.
+    const qint64 capacity = queue.config.maxSize * qMax(1, queue.config.partitions);
+    return forecast(queue.depth, queue.size(), capacity, queue.rates.publish1m, queue.rates.consume1m);
 }
 
 QString forecastText(const Forecast &forecast)

@@ -81,6 +81,8 @@ QueueDetailPage::QueueDetailPage(BrokerClient &client, QWidget *parent) : QWidge
     addValue(grid, QStringLiteral("in_flight"), tr("In flight"), tr("Leased to a consumer, not yet acknowledged"));
     addValue(grid, QStringLiteral("delayed"), tr("Delayed"), tr("Published or nacked with a delay, not yet due"));
     addValue(grid, QStringLiteral("size"), tr("Size / max"), tr("Ready, delayed and in flight, against max_size"));
+    addValue(grid, QStringLiteral("partitions"), tr("Partitions"),
+             tr("Sub-queues the queue is stored as, and the messages ready in each"));
     addValue(grid, QStringLiteral("published"), tr("Published"), tr("Messages accepted since the queue was created"));
     addValue(grid, QStringLiteral("consumed"), tr("Consumed"), tr("Deliveries to consumers"));
     addValue(grid, QStringLiteral("acked"), tr("Acked"), tr("Explicit acks plus deliveries with acknowledge=true"));
@@ -209,6 +211,18 @@ void QueueDetailPage::showSnapshot(const BrokerSnapshot &snapshot)
     m_messages->showQueues(snapshot.queues);
 }
 
+namespace {
+QString partitionsText(const QueueInfo &queue)
+{
+    if (queue.partitions.isEmpty())
+        return QueueDetailPage::tr("none (one queue)");
+    QStringList ready;
+    for (const PartitionInfo &partition : queue.partitions)
+        ready.append(formatCount(partition.depth));
+    return QueueDetailPage::tr("%1 · ready %2").arg(queue.partitions.size()).arg(ready.join(QStringLiteral(" · ")));
+}
+} // namespace
+
 void QueueDetailPage::showInfo(const QueueInfo &queue, qint64 takenAtMs)
 {
     m_options->showConfig(queue.name, queue.config);
@@ -222,7 +236,10 @@ void QueueDetailPage::showInfo(const QueueInfo &queue, qint64 takenAtMs)
         {"ready", formatCount(queue.depth)},
         {"in_flight", formatCount(queue.inFlight)},
         {"delayed", formatCount(queue.delayed)},
-        {"size", tr("%1 / %2").arg(formatCount(queue.size()), formatCount(queue.config.maxSize))},
+        {"size", queue.config.partitions > 1
+                     ? tr("%1 / %2 per partition").arg(formatCount(queue.size()), formatCount(queue.config.maxSize))
+                     : tr("%1 / %2").arg(formatCount(queue.size()), formatCount(queue.config.maxSize))},
+        {"partitions", partitionsText(queue)},
         {"published", formatCount(c.published)},
         {"consumed", formatCount(c.delivered)},
         {"acked", formatCount(c.acked)},

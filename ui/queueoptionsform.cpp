@@ -53,12 +53,17 @@ QueueOptionsForm::QueueOptionsForm(QWidget *parent) : QGroupBox(tr("Options"), p
     m_deadLetterQueue->setObjectName(QStringLiteral("deadLetterQueue"));
     m_deadLetterQueue->setPlaceholderText(tr("none: such messages are dropped and counted"));
     m_deadLetterQueue->setClearButtonEnabled(true);
+    m_partitions = boundedField(QueueLimits::MaxPartitions, {});
+    m_partitions->setObjectName(QStringLiteral("partitions"));
+    m_partitions->setToolTip(tr("Sub-queues the queue is stored as; messages with one key keep their order. "
+                                "Partitions can be added, never removed: the field starts at the queue's count."));
     form->addRow(tr("Type:"), m_type);
     form->addRow(tr("&Max size:"), m_maxSize);
     form->addRow(tr("&TTL:"), m_ttl);
     form->addRow(tr("&Visibility timeout:"), m_visibility);
     form->addRow(tr("Max &deliveries:"), m_maxDeliveries);
     form->addRow(tr("Dead-letter &queue:"), m_deadLetterQueue);
+    form->addRow(tr("&Partitions:"), m_partitions);
     layout->addLayout(form);
 
     auto *errorRow = new QHBoxLayout;
@@ -88,7 +93,7 @@ QueueOptionsForm::QueueOptionsForm(QWidget *parent) : QGroupBox(tr("Options"), p
 
     connect(m_save, &QPushButton::clicked, this, &QueueOptionsForm::save);
     connect(m_revert, &QPushButton::clicked, this, &QueueOptionsForm::revert);
-    for (QSpinBox *field : {m_maxSize, m_ttl, m_visibility, m_maxDeliveries})
+    for (QSpinBox *field : {m_maxSize, m_ttl, m_visibility, m_maxDeliveries, m_partitions})
         connect(field, &QSpinBox::valueChanged, this, &QueueOptionsForm::updateButtons);
     connect(m_deadLetterQueue, &QLineEdit::textChanged, this, &QueueOptionsForm::updateButtons);
     updateButtons();
@@ -115,12 +120,15 @@ void QueueOptionsForm::showConfig(const QString &queue, const QueueConfig &confi
 void QueueOptionsForm::revert()
 {
     const QSignalBlocker blockers[] = {QSignalBlocker(m_maxSize), QSignalBlocker(m_ttl), QSignalBlocker(m_visibility),
-                                       QSignalBlocker(m_maxDeliveries), QSignalBlocker(m_deadLetterQueue)};
+                                       QSignalBlocker(m_maxDeliveries), QSignalBlocker(m_deadLetterQueue),
+                                       QSignalBlocker(m_partitions)};
     m_maxSize->setValue(int(m_config.maxSize));
     m_ttl->setValue(int(qMin<qint64>(m_config.ttlSeconds, m_ttl->maximum())));
     m_visibility->setValue(int(m_config.visibilityTimeoutSeconds));
     m_maxDeliveries->setValue(m_config.maxDeliveries);
     m_deadLetterQueue->setText(m_config.deadLetterQueue);
+    m_partitions->setMinimum(m_config.partitions); // they only grow
+    m_partitions->setValue(m_config.partitions);
     showError({});
     updateButtons();
 }
@@ -139,6 +147,8 @@ QJsonObject QueueOptionsForm::changedOptions() const
     const QString deadLetterQueue = m_deadLetterQueue->text().trimmed();
     if (deadLetterQueue != m_config.deadLetterQueue)
         options.insert(u"dead_letter_queue", deadLetterQueue);
+    if (m_partitions->value() != m_config.partitions)
+        options.insert(u"partitions", m_partitions->value());
     return options;
 }
 

@@ -14,7 +14,7 @@ class QSpinBox;
 namespace Broker::Ui {
 
 // A queue's options as a form: the type shown, the options that may change editable (max size,
-// TTL, visibility timeout, max deliveries, dead-letter queue). Enter or Save asks for the change
+// TTL, visibility timeout, max deliveries, dead-letter queue, partitions: these only grow). Enter or Save asks for the change
 // (only the options that differ, as the "options" object of PATCH /queues/{q}); a refused change
 // keeps what was typed and shows why under the form. Snapshots refresh the form only while the
 // user has not changed anything in it.
@@ -59,6 +59,7 @@ private:
     QSpinBox *m_visibility;
     QSpinBox *m_maxDeliveries;
     QLineEdit *m_deadLetterQueue;
+    QSpinBox *m_partitions;
     QLabel *m_errorIcon;
     QLabel *m_error;
     QPushButton *m_save;

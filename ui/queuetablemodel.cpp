@@ -8,12 +8,22 @@
 
 namespace Broker::Ui {
 
+namespace {
+bool samePartitions(const QueueInfo &a, const QueueInfo &b)
+{
+    return std::equal(a.partitions.cbegin(), a.partitions.cend(), b.partitions.cbegin(), b.partitions.cend(),
+                      [](const PartitionInfo &x, const PartitionInfo &y) {
+                          return x.depth == y.depth && x.inFlight == y.inFlight && x.delayed == y.delayed;
+                      });
+}
+} // namespace
+
 bool QueueTableModel::sameRow(const QueueInfo &a, const QueueInfo &b) const
 {
     return a.depth == b.depth && a.inFlight == b.inFlight && a.delayed == b.delayed
         && a.counters.deadLettered == b.counters.deadLettered && a.rates.publish1s == b.rates.publish1s
         && a.rates.consume1s == b.rates.consume1s && a.rates.publish1m == b.rates.publish1m
-        && a.rates.consume1m == b.rates.consume1m && a.config.maxSize == b.config.maxSize && a.config.type == b.config.type && a.created == b.created;
+        && a.rates.consume1m == b.rates.consume1m && a.config == b.config && a.created == b.created && samePartitions(a, b);
 }
 
 QVariant QueueTableModel::data(const QModelIndex &index, int role) const

@@ -48,6 +48,7 @@ struct StoreStatus
     qint64 spoolDiscarded = 0;   // spooled messages of queues deleted on purpose meanwhile: gone with their queue
     QString spoolBlocked;        // why the spool cannot deliver its oldest batch (it stays); empty: it can
     qint64 scriptReloads = 0;    // scripts Redis had forgotten (restart, SCRIPT FLUSH) and got again
+    QString scriptCalls;         // how scripts run: "functions" (FCALL), "eval" (EVALSHA), empty: none ran yet
     QString lastError;           // why the backend was last out of reach; safe to show
     // Redis/Valkey Cluster: its nodes, and whether every slot has a primary this broker reaches.
     bool cluster = false;

@@ -17,6 +17,7 @@ struct NewMessage
     QJsonObject headers;
     int priority = 0;     // higher is delivered first on priority queues; ignored elsewhere
     qint64 delayMs = 0;   // not deliverable before publish time + delay
+    QString key;          // partitioned queues: messages with one key go to one partition, in order
 };
 
 // A message as the engine hands it out (consume, browse). A value: copying it never touches

@@ -42,7 +42,8 @@ Result<QueueConfig> QueueConfig::fromOptions(const QString &queueName, const QJs
 {
     static const QStringList Known{QStringLiteral("type"),          QStringLiteral("max_size"),
                                    QStringLiteral("ttl"),           QStringLiteral("visibility_timeout"),
-                                   QStringLiteral("max_deliveries"), QStringLiteral("dead_letter_queue")};
+                                   QStringLiteral("max_deliveries"), QStringLiteral("dead_letter_queue"),
+                                   QStringLiteral("partitions")};
     for (auto it = options.begin(); it != options.end(); ++it) {
         if (!Known.contains(it.key()))
             return Error{ErrorCode::InvalidArgument,
@@ -59,16 +60,19 @@ Result<QueueConfig> QueueConfig::fromOptions(const QString &queueName, const QJs
     }
 
     qint64 maxDeliveries = config.maxDeliveries;
+    qint64 partitions = config.partitions;
     for (const Result<void> &step :
          {readInteger(options, "max_size", 1, QueueLimits::MaxSize, config.maxSize),
           readInteger(options, "ttl", 1, QueueLimits::MaxTtlSeconds, config.ttlSeconds),
           readInteger(options, "visibility_timeout", 1, QueueLimits::MaxVisibilityTimeoutSeconds,
                       config.visibilityTimeoutSeconds),
-          readInteger(options, "max_deliveries", 1, QueueLimits::MaxDeliveries, maxDeliveries)}) {
+          readInteger(options, "max_deliveries", 1, QueueLimits::MaxDeliveries, maxDeliveries),
+          readInteger(options, "partitions", 1, QueueLimits::MaxPartitions, partitions)}) {
         if (!step.ok())
             return step.error();
     }
     config.maxDeliveries = int(maxDeliveries);
+    config.partitions = int(partitions);
 
     const QJsonValue dlq = options.value(u"dead_letter_queue");
     if (dlq.isBool()) {
@@ -100,6 +104,8 @@ QJsonObject QueueConfig::toJson() const
     json.insert(u"visibility_timeout", visibilityTimeoutSeconds);
     json.insert(u"max_deliveries", maxDeliveries);
     json.insert(u"dead_letter_queue", deadLetterQueue.isEmpty() ? QJsonValue() : QJsonValue(deadLetterQueue));
+    if (partitions > 1) // a plain queue's configuration reads as gCore's
+        json.insert(u"partitions", partitions);
     return json;
 }
 

@@ -26,6 +26,8 @@ constexpr qint64 MaxTtlSeconds = 10LL * 365 * 86400;
 constexpr qint64 MaxVisibilityTimeoutSeconds = 12 * 3600;
 constexpr int MaxDeliveries = 1000;
 constexpr qint64 MaxDelaySeconds = 15 * 60 * 96; // one day
+constexpr int MaxPartitions = 64;
+constexpr qsizetype MaxPartitionKeyLength = 256; // characters of a publish's `key`
 } // namespace QueueLimits
 
 struct QueueConfig
@@ -38,6 +40,8 @@ struct QueueConfig
     qint64 visibilityTimeoutSeconds = QueueDefaults{}.visibilityTimeoutSeconds; // default lease length for acknowledge=false
     int maxDeliveries = QueueDefaults{}.maxDeliveries; // deliveries before a message is dead-lettered
     QString deadLetterQueue;               // empty: no dead-letter queue (such messages are dropped and counted)
+    // Sub-queues one logical queue is stored as (PartitionedStore): 1 is a plain queue. Only grows.
+    int partitions = 1;
 
     // A configuration of the given type with every option at its configured default.
     static QueueConfig withDefaults(const QueueDefaults &defaults);
@@ -52,7 +56,9 @@ struct QueueConfig
     friend bool operator==(const QueueConfig &, const QueueConfig &) = default;
 };
 
-// For the journal and snapshots of the memory store: every field, in a fixed order.
+// For the journal and snapshots of the memory store: every field but `partitions`, in a fixed
+// order. Partitions came later; the journal and the snapshot write them where they are read
+// (a record kind and a snapshot version of their own), so that older files still read.
 QDataStream &operator<<(QDataStream &out, const QueueConfig &config);
 QDataStream &operator>>(QDataStream &in, QueueConfig &config);
 

@@ -6,7 +6,7 @@ namespace Broker {
 QStringList QueueConfigChange::changeableOptions()
 {
     return {QStringLiteral("max_size"), QStringLiteral("ttl"), QStringLiteral("visibility_timeout"),
-            QStringLiteral("max_deliveries"), QStringLiteral("dead_letter_queue")};
+            QStringLiteral("max_deliveries"), QStringLiteral("dead_letter_queue"), QStringLiteral("partitions")};
 }
 
 Result<QueueConfigChange> QueueConfigChange::fromOptions(const QString &queueName, const QJsonObject &options)
@@ -40,12 +40,14 @@ Result<QueueConfigChange> QueueConfigChange::fromOptions(const QString &queueNam
         change.maxDeliveries = read->maxDeliveries;
     if (options.contains(u"dead_letter_queue"))
         change.deadLetterQueue = read->deadLetterQueue;
+    if (options.contains(u"partitions"))
+        change.partitions = read->partitions;
     return change;
 }
 
 bool QueueConfigChange::isEmpty() const
 {
-    return !maxSize && !ttlSeconds && !visibilityTimeoutSeconds && !maxDeliveries && !deadLetterQueue;
+    return !maxSize && !ttlSeconds && !visibilityTimeoutSeconds && !maxDeliveries && !deadLetterQueue && !partitions;
 }
 
 QueueConfig QueueConfigChange::appliedTo(QueueConfig config) const
@@ -55,12 +57,13 @@ QueueConfig QueueConfigChange::appliedTo(QueueConfig config) const
     config.visibilityTimeoutSeconds = visibilityTimeoutSeconds.value_or(config.visibilityTimeoutSeconds);
     config.maxDeliveries = maxDeliveries.value_or(config.maxDeliveries);
     config.deadLetterQueue = deadLetterQueue.value_or(config.deadLetterQueue);
+    config.partitions = partitions.value_or(config.partitions);
     return config;
 }
 
 namespace {
 
-enum Field : quint8 { MaxSize = 1, Ttl = 2, Visibility = 4, MaxDeliveries = 8, DeadLetterQueue = 16 };
+enum Field : quint8 { MaxSize = 1, Ttl = 2, Visibility = 4, MaxDeliveries = 8, DeadLetterQueue = 16, Partitions = 32 };
 
 } // namespace
 
@@ -68,7 +71,8 @@ QDataStream &operator<<(QDataStream &out, const QueueConfigChange &change)
 {
     const quint8 fields = (change.maxSize ? MaxSize : 0) | (change.ttlSeconds ? Ttl : 0)
                           | (change.visibilityTimeoutSeconds ? Visibility : 0)
-                          | (change.maxDeliveries ? MaxDeliveries : 0) | (change.deadLetterQueue ? DeadLetterQueue : 0);
+                          | (change.maxDeliveries ? MaxDeliveries : 0) | (change.deadLetterQueue ? DeadLetterQueue : 0)
+                          | (change.partitions ? Partitions : 0);
     out << fields;
     if (change.maxSize)
         out << qint64(*change.maxSize);
@@ -80,6 +84,8 @@ QDataStream &operator<<(QDataStream &out, const QueueConfigChange &change)
         out << qint32(*change.maxDeliveries);
     if (change.deadLetterQueue)
         out << *change.deadLetterQueue;
+    if (change.partitions)
+        out << qint32(*change.partitions);
     return out;
 }
 
@@ -109,7 +115,12 @@ QDataStream &operator>>(QDataStream &in, QueueConfigChange &change)
         in >> name;
         change.deadLetterQueue = name;
     }
-    if (fields & ~quint8(MaxSize | Ttl | Visibility | MaxDeliveries | DeadLetterQueue))
+    if (fields & Partitions) {
+        qint32 value = 0;
+        in >> value;
+        change.partitions = value;
+    }
+    if (fields & ~quint8(MaxSize | Ttl | Visibility | MaxDeliveries | DeadLetterQueue | Partitions))
         in.setStatus(QDataStream::ReadCorruptData);
     return in;
 }

@@ -21,6 +21,7 @@ struct QueueConfigChange
     std::optional<qint64> visibilityTimeoutSeconds;
     std::optional<int> maxDeliveries;
     std::optional<QString> deadLetterQueue; // "" removes the dead-letter queue
+    std::optional<int> partitions;          // more than the queue has (PartitionedStore refuses fewer)
 
     static QStringList changeableOptions();
     // Reads the "options" object of PATCH /queues/{q} with the rules and texts of

@@ -40,6 +40,17 @@ struct ConsumerGroupInfo
     QList<QString> consumers;
 };
 
+// One partition of a partitioned queue (QueueConfig::partitions > 1), as GET /queues/{q} shows it.
+struct PartitionInfo
+{
+    int index = 0;
+    qint64 depth = 0;
+    qint64 inFlight = 0;
+    qint64 delayed = 0;
+    QueueCounters counters;
+    QueueRates rates; // filled in by the engine
+};
+
 struct QueueInfo
 {
     QString name;
@@ -51,6 +62,7 @@ struct QueueInfo
     QueueCounters counters;
     QueueRates rates;     // filled in by the engine, not by stores
     QList<ConsumerGroupInfo> groups; // stream queues only
+    QList<PartitionInfo> partitions; // partitioned queues: each one; the fields above are their sums
 
     qint64 size() const { return depth + inFlight + delayed; }
 };

@@ -2,6 +2,7 @@
 #include "messagebroker.h"
 
 #include "callableprocessor.h"
+#include "partitioning.h"
 #include "processorregistry.h"
 
 #include "core/messageid.h"
@@ -14,7 +15,8 @@ namespace Broker {
 MessageBroker::MessageBroker(QueueStore &store, QueueTypeRegistry &types, const Clock &clock, EngineOptions options,
                ErrorManager *errors, QObject *parent)
     : QObject(parent),
-      m_store(store),
+      m_partitioned(store, clock),
+      m_store(m_partitioned),
       m_types(types),
       m_clock(clock),
       m_options(std::move(options)),
@@ -130,7 +132,7 @@ void MessageBroker::listQueues(Completion<QList<QueueInfo>> done)
     m_store.listQueues([this, done = watched("list queues", std::move(done))](Result<QList<QueueInfo>> result) {
         if (result) {
             for (QueueInfo &info : result.value())
-                info.rates = m_rates.rates(info.name);
+                addRates(info);
         }
         done(std::move(result));
     });
@@ -142,7 +144,7 @@ void MessageBroker::queueInfo(const QString &name, Completion<QueueInfo> done)
         return done(check.error());
     m_store.queueInfo(name, [this, done = watched("queue info", std::move(done))](Result<QueueInfo> result) {
         if (result)
-            result.value().rates = m_rates.rates(result->name);
+            addRates(result.value());
         done(std::move(result));
     });
 }
@@ -391,9 +393,32 @@ void MessageBroker::runMaintenance()
         m_store.listQueues([this, now](Result<QList<QueueInfo>> queues) {
             m_healthTotals.record(queues);
             if (queues)
-                m_rates.sample(now, *queues);
+                sampleRates(now, *queues);
         });
     }
+}
+
+void MessageBroker::sampleRates(qint64 nowMs, const QList<QueueInfo> &queues)
+{
+    m_rates.sample(nowMs, queues);
+    // Partitions apart, under their store queues' names, so that the totals count each message once.
+    QList<QueueInfo> partitions;
+    for (const QueueInfo &queue : queues) {
+        for (const PartitionInfo &partition : queue.partitions) {
+            QueueInfo part;
+            part.name = Partitioning::storeQueue(queue.name, partition.index);
+            part.counters = partition.counters;
+            partitions.append(part);
+        }
+    }
+    m_partitionRates.sample(nowMs, partitions);
+}
+
+void MessageBroker::addRates(QueueInfo &info) const
+{
+    info.rates = m_rates.rates(info.name);
+    for (PartitionInfo &partition : info.partitions)
+        partition.rates = m_partitionRates.rates(Partitioning::storeQueue(info.name, partition.index));
 }
 
 QList<MessageEvent> MessageBroker::lifecycle(const QString &messageId) const
@@ -424,7 +449,7 @@ void MessageBroker::snapshot(quint64 sinceEvent, Completion<BrokerSnapshot> done
         if (queues) {
             snapshot.queues = std::move(queues.value());
             for (QueueInfo &info : snapshot.queues) {
-                info.rates = m_rates.rates(info.name);
+                addRates(info);
                 snapshot.messagesTotal += info.size();
                 snapshot.messagesProcessed += info.counters.acked;
             }

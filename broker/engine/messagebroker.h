@@ -5,6 +5,7 @@
 #include "core/engineoptions.h"
 #include "eventlog.h"
 #include "healthtotals.h"
+#include "partitionedstore.h"
 #include "queuetyperegistry.h"
 #include "ratetracker.h"
 #include "waitlist.h"
@@ -137,6 +138,8 @@ private:
     void consumeStarted(const QString &queue);
     bool consumeEndedMissingWake(const QString &queue); // true: a wake-up came while it was out
     void recordStoreError(const char *operation, const Error &error);
+    void sampleRates(qint64 nowMs, const QList<QueueInfo> &queues);
+    void addRates(QueueInfo &info) const; // the queue's and its partitions'
     // Passes the result on, recording store failures (not refusals) with the ErrorManager.
     template<typename T>
     Completion<T> watched(const char *operation, Completion<T> done)
@@ -152,6 +155,8 @@ private:
     // Runs `then` once the dead-letter queue `dlq` exists (created with the defaults when missing).
     void ensureDeadLetterQueue(const QString &dlq, std::function<void()> then);
 
+    // The store as the engine sees it: partitioned queues as one queue each (PartitionedStore).
+    PartitionedStore m_partitioned;
     QueueStore &m_store;
     QueueTypeRegistry &m_types;
     const Clock &m_clock;
@@ -161,6 +166,7 @@ private:
     EventLog m_events;
     HealthTotals m_healthTotals;
     RateTracker m_rates;
+    RateTracker m_partitionRates;
     WaitList m_waiters;
     std::unique_ptr<ProcessorRegistry> m_processors;
     QSet<QString> m_pendingWakes;

@@ -23,7 +23,7 @@ void MessageBroker::updateQueue(const QString &name, const QueueConfigChange &ch
     auto update = [this, name, change, done = watched("update queue", std::move(done))]() mutable {
         m_store.updateQueue(name, change, [this, name, done = std::move(done)](Result<QueueInfo> result) {
             if (result) {
-                result.value().rates = m_rates.rates(name);
+                addRates(result.value());
                 Q_EMIT queueUpdated(name);
             }
             done(std::move(result));

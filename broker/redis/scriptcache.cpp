@@ -27,13 +27,83 @@ struct ScriptRunner::Replicated
     CommandCallback done;
 };
 
+namespace {
+
+bool functionMissing(const RedisReply &reply)
+{
+    return reply.isError() && reply.string.contains("Function not found");
+}
+
+// The server cannot run functions for this runner: no FCALL or FUNCTION (before Redis 7, a
+// command renamed away), or the user may not run those commands. A NOPERM for the call's keys
+// ("… to access one of the keys …") is not that: EVALSHA would be refused the same.
+bool functionsRefused(const RedisReply &reply)
+{
+    if (!reply.isError())
+        return false;
+    if (reply.errorCode() == "NOPERM")
+        return reply.string.contains("to run the");
+    return reply.string.startsWith("ERR unknown command");
+}
+
+} // namespace
+
 void ScriptRunner::run(const Script &script, const QByteArrayList &keys, const QByteArrayList &args,
                        CommandCallback done, bool write)
 {
-    const QByteArray key = keys.value(0);
     QByteArrayList tail;
     tail.reserve(1 + keys.size() + args.size());
     tail << QByteArray::number(keys.size()) << keys << args;
+    if (script.library && m_functions != Functions::Unavailable)
+        return callFunction(script, std::move(tail), keys.value(0), write, false, std::move(done));
+    evalSha(script, std::move(tail), keys.value(0), write, std::move(done));
+}
+
+void ScriptRunner::callFunction(const Script &script, QByteArrayList tail, const QByteArray &key, bool write,
+                                bool loaded, CommandCallback done)
+{
+    // The script is captured by value (its texts are shared, not copied) so that a load or the
+    // fallback works however long the reply takes.
+    command(
+        QByteArrayList{QByteArrayLiteral("FCALL"), script.function} + tail,
+        [this, script, tail, key, write, loaded, done = std::move(done)](CommandResult result) mutable {
+            if (!result || !(functionMissing(*result) || functionsRefused(*result))) {
+                if (result && !result->isError())
+                    m_functions = Functions::InUse;
+                return done(std::move(result));
+            }
+            if (functionsRefused(*result)) {
+                m_functions = Functions::Unavailable;
+                return evalSha(script, std::move(tail), key, write, std::move(done));
+            }
+            // Still missing after a load: the call went elsewhere than the load (a slot being
+            // migrated answers ASK, and FUNCTION LOAD, which names no key, reached the slot's
+            // owner). EVALSHA/EVAL carries the script to wherever the call lands; this call only.
+            if (loaded)
+                return evalSha(script, std::move(tail), key, write, std::move(done));
+            ++m_reloads;
+            m_client.command(
+                {QByteArrayLiteral("FUNCTION"), QByteArrayLiteral("LOAD"), script.library->source},
+                [this, script, tail = std::move(tail), key, write, done = std::move(done)](CommandResult load) mutable {
+                    if (!load)
+                        return done(std::move(load));
+                    if (load->isError() && !load->string.contains("already exists")) {
+                        // FUNCTION not there or not permitted: EVALSHA from now on. Any other
+                        // refusal (OOM, a replica just promoted, BUSY) is this call's alone.
+                        if (functionsRefused(*load))
+                            m_functions = Functions::Unavailable;
+                        return evalSha(script, std::move(tail), key, write, std::move(done));
+                    }
+                    callFunction(script, std::move(tail), key, write, true, std::move(done));
+                },
+                key);
+        },
+        key, write);
+}
+
+void ScriptRunner::evalSha(const Script &script, QByteArrayList tail, const QByteArray &key, bool write,
+                           CommandCallback done)
+{
     const QByteArrayList evalsha = QByteArrayList{QByteArrayLiteral("EVALSHA"), script.sha1} + tail;
     // The source is captured by value so that a reload works however long the reply takes.
     command(

@@ -123,6 +123,11 @@ Result<std::unique_ptr<PublishSpool>> PublishSpool::open(const QString &path, Li
                     in >> message.dueMs >> message.stored;
                     batch.messages.append(message);
                 }
+                if (batch.config && !in.atEnd()) { // a partitioned queue's count, after the rest
+                    qint32 partitions = 1;
+                    in >> partitions;
+                    batch.config->partitions = qMax(1, partitions);
+                }
                 nextNumber = std::max(nextNumber, batch.number + 1);
                 batches.push_back(std::move(batch));
                 break;
@@ -218,6 +223,9 @@ void PublishSpool::append(const QString &queue, const QueueConfig &config, QList
         << quint32(batch.messages.size());
     for (const Message &message : std::as_const(batch.messages))
         out << message.dueMs << message.stored;
+    // After the messages, so that a record of a plain queue is what earlier versions wrote and read.
+    if (config.partitions > 1)
+        out << qint32(config.partitions);
     // In the spool (and drainable) only once it is on disk: what a crash could lose is never drained.
     ++m_writing;
     count(batch, +1);

@@ -48,7 +48,9 @@ QJsonObject messageSchemas(const EngineOptions &engine)
     "PublishOptions": {
         "priority": {"type": "integer", "minimum": -1000000, "maximum": 1000000, "default": 0},
         "delay": {"type": "number", "minimum": 0, "default": 0, "description": "seconds before it can be delivered"},
-        "headers": {"type": "object", "nullable": true, "additionalProperties": {}}},
+        "headers": {"type": "object", "nullable": true, "additionalProperties": {}},
+        "key": {"type": "string", "minLength": 1, "maxLength": 256, "nullable": true,
+                "description": "partitioned queues: messages with one key go to one partition and keep their order; elsewhere ignored"}},
     "ReceiptFields": {
         "receipt": {"type": "string", "description": "the lease's receipt; a stale one is refused (409)"},
         "group": {"type": "string", "description": "stream queues: the consumer group"}},
@@ -193,7 +195,7 @@ QJsonObject messageSchemas(const EngineOptions &engine)
     schemas.insert(QStringLiteral("BatchPublishRequest"),
                    object(merged(publishOptions, parsed(R"json({"messages": {"type": "array", "minItems": 1,
                                  "items": {"description": "a payload: any JSON but null"},
-                                 "description": "published all or nothing, with the same priority, delay and headers"}})json")),
+                                 "description": "published all or nothing, with the same priority, delay, headers and key"}})json")),
                           {QStringLiteral("messages")}, parsed(R"json({"messages": [{"order": 7}, {"order": 8}]})json")));
     schemas.insert(QStringLiteral("AckRequest"), object(receiptFields, {}));
     schemas.insert(QStringLiteral("NackRequest"),

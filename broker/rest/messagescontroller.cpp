@@ -19,7 +19,7 @@ using Method = QHttpServerRequest::Method;
 
 namespace {
 
-// Reads the options every published message may carry (priority, delay, headers) into `message`.
+// Reads the options every published message may carry (priority, delay, headers, key) into `message`.
 Result<void> readPublishOptions(const QJsonObject &body, const EngineOptions &engine, NewMessage &message)
 {
     if (body.isEmpty())
@@ -34,6 +34,12 @@ Result<void> readPublishOptions(const QJsonObject &body, const EngineOptions &en
     const QJsonValue headers = body.value(QStringLiteral("headers"));
     if (!headers.isUndefined() && !headers.isNull() && !headers.isObject())
         return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid headers: expected an object")};
+    const QJsonValue key = body.value(QStringLiteral("key"));
+    if (!key.isUndefined() && !key.isNull()
+        && (!key.isString() || key.toString().isEmpty() || key.toString().size() > QueueLimits::MaxPartitionKeyLength))
+        return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid key: expected a string of 1 to %1 characters")
+                                                     .arg(QueueLimits::MaxPartitionKeyLength)};
+    message.key = key.toString();
     message.priority = int(*priority);
     message.delayMs = qint64(*delay * 1000.0);
     message.headers = headers.toObject();
@@ -44,7 +50,7 @@ Result<void> readPublishOptions(const QJsonObject &body, const EngineOptions &en
 // they are (made compact); the few other members are parsed as JSON.
 struct PublishBody
 {
-    QJsonObject options;            // priority, delay, headers
+    QJsonObject options;            // priority, delay, headers, key
     std::optional<JsonSpan> payload; // "message" or "messages"
     QList<JsonSpan> payloadElements; // when the payload is an array
 };
@@ -59,7 +65,8 @@ Result<PublishBody> readPublishBody(const QByteArray &body, const char *payloadK
         if (member.key == QLatin1StringView(payloadKey)) {
             result.payload = member.value;
             result.payloadElements = member.elements;
-        } else if (member.key == u"priority" || member.key == u"delay" || member.key == u"headers") {
+        } else if (member.key == u"priority" || member.key == u"delay" || member.key == u"headers"
+                   || member.key == u"key") {
             if (const std::optional<QString> where = JsonScanner::numberOutOfRange(body, member.value)) {
                 const QString path = where->isEmpty() || where->startsWith(u'[') ? member.key + *where
                                                                                   : member.key + u'.' + *where;

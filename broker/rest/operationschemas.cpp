@@ -61,7 +61,7 @@ QJsonObject operationSchemas()
     "HealthStatus": {"type": "string", "enum": ["healthy", "degraded", "unhealthy"]},
     "StorageHealth": {
         "type": "object", "additionalProperties": false, "required": ["status", "backend", "durability", "writable"],
-        "description": "pool, spooled_messages, spool, script_reloads, wakeups, cluster, last_error and the breaker's opened and retry_at only for a key with view_metrics",
+        "description": "pool, spooled_messages, spool, script_reloads, scripts, wakeups, cluster, last_error and the breaker's opened and retry_at only for a key with view_metrics",
         "properties": {
             "status": {"$ref": "#/components/schemas/HealthStatus"},
             "backend": {"type": "string", "enum": ["memory", "redis"]},
@@ -85,6 +85,8 @@ QJsonObject operationSchemas()
                                      "status": {"type": "string", "enum": ["empty", "holding", "blocked"]},
                                      "blocked": {"type": "string"}}},
             "script_reloads": {"type": "integer"},
+            "scripts": {"type": "string", "enum": ["functions", "eval"],
+                        "description": "how the scripts run: as a function library (FCALL, Redis 7+ and Valkey) or by EVALSHA"},
             "wakeups": {"type": "object", "additionalProperties": false, "required": ["subscribed", "received"],
                         "description": "the subscription that wakes long polls when another broker publishes",
                         "properties": {"subscribed": {"type": "boolean"},

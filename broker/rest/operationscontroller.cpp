@@ -32,6 +32,19 @@ void appendQueueMetric(QByteArray &out, const char *name, const char *type, cons
         out += QByteArray(name) + "{queue=\"" + promLabel(queue.name) + "\"} " + QByteArray::number(value(queue)) + '\n';
 }
 
+// Partitioned queues: one series per partition (labels queue and partition).
+void appendPartitionMetric(QByteArray &out, const char *name, const char *type, const char *help,
+                           const QList<QueueInfo> &queues, qint64 (*value)(const PartitionInfo &))
+{
+    appendFamilyHead(out, name, type, help);
+    for (const QueueInfo &queue : queues) {
+        for (const PartitionInfo &partition : queue.partitions) {
+            out += QByteArray(name) + "{queue=\"" + promLabel(queue.name) + "\",partition=\""
+                + QByteArray::number(partition.index) + "\"} " + QByteArray::number(value(partition)) + '\n';
+        }
+    }
+}
+
 void appendGauge(QByteArray &out, const char *name, const char *help, double value)
 {
     out += QByteArray("# HELP ") + name + ' ' + help + "\n# TYPE " + name + " gauge\n" + name + ' '
@@ -120,6 +133,8 @@ QJsonObject OperationsController::storageComponent(HealthStatus health, const QS
         storage.insert(QStringLiteral("spooled_messages"), store.spooledMessages);
         storage.insert(QStringLiteral("spool"), SpoolStatus::toJson(store));
         storage.insert(QStringLiteral("script_reloads"), store.scriptReloads);
+        if (!store.scriptCalls.isEmpty())
+            storage.insert(QStringLiteral("scripts"), store.scriptCalls);
         storage.insert(QStringLiteral("wakeups"), ClusterStatus::wakeupsJson(store));
         if (store.cluster)
             storage.insert(QStringLiteral("cluster"), ClusterStatus::toJson(store));
@@ -363,6 +378,12 @@ void OperationsController::metrics(const ExchangePtr &exchange)
                           [](const QueueInfo &q) { return q.counters.expired; });
         appendQueueMetric(out, "brokerdesk_queue_dead_lettered_total", "counter", "Messages moved to the dead-letter queue.",
                           s.queues, [](const QueueInfo &q) { return q.counters.deadLettered; });
+        appendPartitionMetric(out, "brokerdesk_queue_partition_depth", "gauge", "Messages ready, per partition.", s.queues,
+                              [](const PartitionInfo &p) { return p.depth; });
+        appendPartitionMetric(out, "brokerdesk_queue_partition_published_total", "counter", "Messages published, per partition.",
+                              s.queues, [](const PartitionInfo &p) { return p.counters.published; });
+        appendPartitionMetric(out, "brokerdesk_queue_partition_consumed_total", "counter", "Deliveries, per partition.",
+                              s.queues, [](const PartitionInfo &p) { return p.counters.delivered; });
         ProcessorReport::appendMetrics(out, s.processors);
         if (s.notificationWebhook)
             NotificationMetrics::append(out, *s.notificationWebhook);

@@ -24,8 +24,22 @@ void writeQueueConfig(JsonWriter &out, const QueueConfig &config)
     out.key("ttl").value(config.ttlSeconds);
     out.key("type").value(config.type);
     out.key("visibility_timeout").value(config.visibilityTimeoutSeconds);
+    if (config.partitions > 1) // a plain queue's configuration reads as gCore's
+        out.key("partitions").value(qint64(config.partitions));
     out.endObject();
 }
+
+namespace {
+void writeRates(JsonWriter &out, const QueueRates &rates)
+{
+    out.beginObject();
+    out.key("publish_per_second").value(rates.publish1s);
+    out.key("publish_per_second_1m").value(rates.publish1m);
+    out.key("consume_per_second").value(rates.consume1s);
+    out.key("consume_per_second_1m").value(rates.consume1m);
+    out.endObject();
+}
+} // namespace
 
 void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail, const QString &durability)
 {
@@ -57,12 +71,8 @@ void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail, const QStr
     out.key("dead_lettered").value(queue.counters.deadLettered);
     if (!durability.isEmpty())
         out.key("durability").value(durability);
-    out.key("rates").beginObject();
-    out.key("publish_per_second").value(queue.rates.publish1s);
-    out.key("publish_per_second_1m").value(queue.rates.publish1m);
-    out.key("consume_per_second").value(queue.rates.consume1s);
-    out.key("consume_per_second_1m").value(queue.rates.consume1m);
-    out.endObject();
+    out.key("rates");
+    writeRates(out, queue.rates);
     if (!queue.groups.isEmpty()) {
         out.key("groups").beginArray();
         for (const ConsumerGroupInfo &group : queue.groups) {
@@ -74,6 +84,22 @@ void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail, const QStr
             for (const QString &consumer : group.consumers)
                 out.value(consumer);
             out.endArray();
+            out.endObject();
+        }
+        out.endArray();
+    }
+    if (!queue.partitions.isEmpty()) {
+        out.key("partitions").beginArray();
+        for (const PartitionInfo &partition : queue.partitions) {
+            out.beginObject();
+            out.key("index").value(qint64(partition.index));
+            out.key("message_count").value(partition.depth);
+            out.key("in_flight").value(partition.inFlight);
+            out.key("delayed").value(partition.delayed);
+            out.key("publish_count").value(partition.counters.published);
+            out.key("consume_count").value(partition.counters.delivered);
+            out.key("rates");
+            writeRates(out, partition.rates);
             out.endObject();
         }
         out.endArray();

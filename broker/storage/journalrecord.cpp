@@ -45,7 +45,11 @@ QByteArray JournalRecord::encode() const
     switch (kind) {
     case Kind::Seed:
     case Kind::Base: out << sequence; break;
-    case Kind::CreateQueue: out << queue << config; break;
+    case Kind::CreateQueue:
+        out << queue << config;
+        if (config.partitions > 1) // after the rest, so that records written before partitions still read
+            out << qint32(config.partitions);
+        break;
     case Kind::UpdateQueue: out << queue << change; break;
     case Kind::DeleteQueue:
     case Kind::PurgeQueue: out << queue; break;
@@ -92,7 +96,14 @@ Result<JournalRecord> JournalRecord::decode(const QByteArray &payload)
     switch (record.kind) {
     case Kind::Seed:
     case Kind::Base: in >> record.sequence; break;
-    case Kind::CreateQueue: in >> record.queue >> record.config; break;
+    case Kind::CreateQueue:
+        in >> record.queue >> record.config;
+        if (!in.atEnd()) {
+            qint32 partitions = 1;
+            in >> partitions;
+            record.config.partitions = partitions;
+        }
+        break;
     case Kind::UpdateQueue: in >> record.queue >> record.change; break;
     case Kind::DeleteQueue:
     case Kind::PurgeQueue: in >> record.queue; break;

@@ -253,7 +253,8 @@ void MemoryStore::releaseMemoryAfterDrain(qint64 heldMessages)
 namespace {
 
 constexpr quint32 StateMagic = 0x42445354; // "BDST"
-constexpr quint16 StateVersion = 1;
+constexpr quint16 StateVersion = 2; // 2: each queue's partitions after its creation time
+constexpr quint16 StateVersionBeforePartitions = 1;
 constexpr QDataStream::Version StateStreamVersion = QDataStream::Qt_6_4;
 
 void writeCounters(QDataStream &out, const QueueCounters &c)
@@ -285,7 +286,7 @@ QByteArray MemoryStore::saveState() const
     std::sort(queues.begin(), queues.end(), [](const MemoryQueue *a, const MemoryQueue *b) { return a->name() < b->name(); });
     out << quint64(queues.size());
     for (const MemoryQueue *queue : queues) {
-        out << queue->name() << queue->config() << queue->createdMs();
+        out << queue->name() << queue->config() << queue->createdMs() << qint32(queue->config().partitions);
         writeCounters(out, queue->counters());
         queue->save(out);
     }
@@ -307,7 +308,7 @@ Result<void> MemoryStore::loadState(const QByteArray &state)
     quint32 magic = 0;
     quint16 version = 0;
     in >> magic >> version;
-    if (magic != StateMagic || version != StateVersion)
+    if (magic != StateMagic || (version != StateVersion && version != StateVersionBeforePartitions))
         return Error{ErrorCode::Internal, QStringLiteral("not a memory store snapshot of a known version")};
     quint64 count = 0;
     in >> m_nextSequence >> m_publishers >> count;
@@ -318,6 +319,11 @@ Result<void> MemoryStore::loadState(const QByteArray &state)
         QueueConfig config;
         qint64 createdMs = 0;
         in >> name >> config >> createdMs;
+        if (version != StateVersionBeforePartitions) {
+            qint32 partitions = 1;
+            in >> partitions;
+            config.partitions = partitions;
+        }
         if (!m_types.contains(config.type)) {
             m_queues.clear();
             return Error{ErrorCode::Internal, QStringLiteral("queue %1 has the unknown type '%2'").arg(name, config.type)};

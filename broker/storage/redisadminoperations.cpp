@@ -34,6 +34,8 @@ void RedisOperations::updateQueue(const QString &name, const QueueConfigChange &
         set("max_deliveries", QByteArray::number(*change.maxDeliveries));
     if (change.deadLetterQueue)
         set("dead_letter_queue", change.deadLetterQueue->toUtf8());
+    if (change.partitions)
+        set("partitions", QByteArray::number(*change.partitions));
     run(m_script.update, name, args, Retry::Never, [this, name, done = std::move(done)](Result<RedisReply> reply) mutable {
         if (!reply)
             return done(reply.error());

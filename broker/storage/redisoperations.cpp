@@ -154,7 +154,8 @@ void RedisOperations::create(const QString &name, const QueueConfig &config, con
                         QByteArray::number(config.visibilityTimeoutSeconds),
                         QByteArray::number(config.maxDeliveries),
                         config.deadLetterQueue.toUtf8(),
-                        generation};
+                        generation,
+                        QByteArray::number(config.partitions)};
     run(m_script.create, name, args, Retry::Never, [this, name, config, now, done = std::move(done)](Result<RedisReply> reply) {
         if (!reply)
             return done(reply.error());
@@ -300,7 +301,7 @@ void RedisOperations::preparePublish(const QString &name, const QList<NewMessage
             const QString id = MessageId::format(sequence);
             prepared.result.messageSequences.append(sequence);
             prepared.anyReady |= message.delayMs <= 0;
-            prepared.args << QByteArray::number(message.delayMs > 0 ? now + message.delayMs : 0)
+            prepared.args << (message.delayMs > 0 ? QByteArray::number(now + message.delayMs) : QByteArrayLiteral("0"))
                           << RedisMessage::encode(id, now * 1000, message, publisher);
         }
         done(std::move(prepared));
@@ -511,7 +512,8 @@ void RedisOperations::drainEnrolled(const QByteArray &identity, const PublishSpo
                         QByteArray::number(config.visibilityTimeoutSeconds),
                         QByteArray::number(config.maxDeliveries),
                         config.deadLetterQueue.toUtf8(),
-                        generation};
+                        generation,
+                        QByteArray::number(config.partitions)};
     for (const PublishSpool::Message &message : batch.messages)
         args << QByteArray::number(message.dueMs) << message.stored;
     run(m_script.drain, batch.queue, std::move(args), Retry::Never, [done = std::move(done)](Result<RedisReply> reply) {

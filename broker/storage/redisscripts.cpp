@@ -9,18 +9,83 @@
 namespace Broker::RedisScripts {
 
 using Redis::RedisReply;
+using Redis::FunctionLibrary;
 using Redis::Script;
 
 namespace {
 
-// A script is lib.lua followed by its own text.
+constexpr const char *Names[] = {"create",   "update",  "delete",         "publish",        "consume",
+                                 "settle",   "maintain", "info",          "browse",         "purge",
+                                 "redrive",  "message_action", "withdraw", "receive",       "giveback",
+                                 "stream_consume", "stream_settle", "stream_maintain", "drain"};
+
+// A function's flags beyond allow-cross-slot-keys. Without flags Redis refuses a whole FCALL
+// once used memory passes maxmemory (EVAL refused only the commands that grow memory there): the
+// reads are marked no-writes and the scripts that free memory allow-oom, so that an admin can
+// still see and empty a full Redis.
+QByteArray flagsOf(const QByteArray &name)
+{
+    if (name == "info" || name == "browse")
+        return ", 'no-writes'";
+    if (name == "purge" || name == "delete")
+        return ", 'allow-oom'";
+    return {};
+}
+
+QByteArray text(const QString &path)
+{
+    return Script::fromFile(path).source;
+}
+
+QByteArray sha1Hex(const QByteArray &bytes)
+{
+    return QCryptographicHash::hash(bytes, QCryptographicHash::Sha1).toHex();
+}
+
+// Every script's texts, and the one library that holds them all as functions (lib.lua in front,
+// made once per node). The library's name and its functions' names carry a hash of the whole, so
+// that brokers of different versions on one Redis each call their own.
+struct Sources
+{
+    QHash<QByteArray, Script> scripts;
+
+    Sources()
+    {
+        const QByteArray lib = text(QStringLiteral(":/redis/lib.lua"));
+        QHash<QByteArray, QByteArray> bodies;
+        QByteArray all = lib;
+        for (const char *name : Names) {
+            bodies.insert(name, text(QStringLiteral(":/redis/%1.lua").arg(QLatin1StringView(name))));
+            all += bodies.value(name) + flagsOf(name); // flags are part of the library too
+        }
+        const QByteArray version = sha1Hex(all).left(12);
+        auto library = std::make_shared<FunctionLibrary>();
+        library->name = "brokerdesk_" + version;
+        library->source = "#!lua name=" + library->name + "\n" + lib;
+        for (const char *name : Names) {
+            const QByteArray &body = bodies.value(name);
+            Script script;
+            script.name = QString::fromLatin1(name);
+            // EVAL: KEYS and ARGV are globals there, read before lib.lua's locals hide them.
+            script.source = "local callKeys, callArgs = KEYS, ARGV\n" + lib + "\nbegin(callKeys, callArgs)\n" + body;
+            script.sha1 = sha1Hex(script.source);
+            script.function = "bd" + version + "_" + name;
+            // A DLQ, redrive and the registry reach keys of other slots on one server, as EVAL
+            // scripts may (on a cluster the broker keeps those steps apart).
+            library->source += "\nredis.register_function{function_name='" + script.function
+                               + "', flags={'allow-cross-slot-keys'" + flagsOf(name) + "}, callback=function(keys, args)\nbegin(keys, args)\n"
+                               + body + "\nend}\n";
+            scripts.insert(name, script);
+        }
+        for (Script &script : scripts)
+            script.library = library;
+    }
+};
+
 Script load(const char *name)
 {
-    static const Script lib = Script::fromFile(QStringLiteral(":/redis/lib.lua"));
-    Script script = Script::fromFile(QStringLiteral(":/redis/%1.lua").arg(QLatin1StringView(name)));
-    script.source = lib.source + "\n" + script.source;
-    script.sha1 = QCryptographicHash::hash(script.source, QCryptographicHash::Sha1).toHex();
-    return script;
+    static const Sources sources;
+    return sources.scripts.value(name);
 }
 
 } // namespace
@@ -99,6 +164,7 @@ QueueInfo queueInfo(const QString &name, const RedisReply &reply)
     config.visibilityTimeoutSeconds = meta.value("visibility_timeout").toLongLong();
     config.maxDeliveries = meta.value("max_deliveries").toInt();
     config.deadLetterQueue = QString::fromUtf8(meta.value("dead_letter_queue"));
+    config.partitions = qMax(1, meta.value("partitions", "1").toInt());
     info.created = meta.value("created_ms").toDouble() / 1000.0;
     QueueCounters &c = info.counters;
     c.published = meta.value("published").toLongLong();

@@ -131,6 +131,11 @@ StoreStatus RedisStore::status() const
         status.spoolBlocked = m_spooling->blocked();
     }
     status.scriptReloads = m_runner.reloads();
+    switch (m_runner.functions()) {
+    case Redis::ScriptRunner::Functions::InUse: status.scriptCalls = QStringLiteral("functions"); break;
+    case Redis::ScriptRunner::Functions::Unavailable: status.scriptCalls = QStringLiteral("eval"); break;
+    case Redis::ScriptRunner::Functions::Untried: break;
+    }
     status.lastError = m_client->lastError();
     if (m_cluster) {
         status.cluster = true;

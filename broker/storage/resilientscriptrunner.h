@@ -24,8 +24,9 @@ namespace Broker {
 // at once with Unavailable and detail Redis::NotSent (nothing left this process); once its pause
 // is over it lets one call through as the probe, and that call's outcome closes or reopens it.
 //
-// Scripts go out as EVALSHA; a NOSCRIPT reply (Redis restarted, SCRIPT FLUSH, a failover) is
-// answered by EVAL with the source, so callers never see it (Redis::ScriptRunner). Deadlines are
+// Scripts go out as FCALL where the server has functions, else as EVALSHA; a missing library or
+// script (Redis restarted, FUNCTION or SCRIPT FLUSH, a failover) is loaded again where the call
+// went, so callers never see it (Redis::ScriptRunner). Deadlines are
 // the pool's: its wait for a connection and each connection's command timeout.
 // Retry::Reads calls that got no reply are tried again after the retry policy's delay, each
 // attempt through the breaker again; Retry::Never calls (changes) are not: after a timeout their
@@ -61,7 +62,8 @@ public:
     void setBreakerObserver(BreakerObserver observer) { m_observer = std::move(observer); }
     const CircuitBreaker &breaker() const { return m_breaker; }
     const RetryPolicy &readRetry() const { return m_readRetry; }
-    qint64 reloads() const { return m_scripts.reloads(); } // NOSCRIPT replies answered by EVAL
+    qint64 reloads() const { return m_scripts.reloads(); } // libraries loaded, NOSCRIPT replies answered by EVAL
+    Redis::ScriptRunner::Functions functions() const { return m_scripts.functions(); }
 
 private:
     void attempt(const Redis::Script &script, const QByteArrayList &keys, const QByteArrayList &args, Retry retry,

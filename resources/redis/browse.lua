@@ -25,7 +25,7 @@ if state == 'dead' then
   elseif q.dlq ~= '' then
     origin = q.name
     q = open(ARGV[1], q.dlq)
-    if not q then return {{0, 0, {}}, EVENTS} end
+    if not q then return answer({0, 0, {}}) end
   else
     origin = ''
   end
@@ -121,4 +121,4 @@ elseif state == 'in_flight' then
     end
   end
 end
-return {{total, examined, out}, EVENTS}
+return answer({total, examined, out})

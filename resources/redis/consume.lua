@@ -19,13 +19,14 @@ while #out < want do
     expire(q, message, now)
   else
     local id = parse(message)
-    local deliveries = redis.call('HINCRBY', q.deliveries, id, 1)
-    count(q, 'delivered')
+    local deliveries
     if acknowledge then
-      count(q, 'acked')
-      redis.call('HDEL', q.deliveries, id)
+      -- Taken for good: its delivery count is read, and removed only when there was one.
+      deliveries = (tonumber(redis.call('HGET', q.deliveries, id)) or 0) + 1
+      if deliveries > 1 then redis.call('HDEL', q.deliveries, id) end
       out[#out + 1] = {message, deliveries, '', 0}
     else
+      deliveries = redis.call('HINCRBY', q.deliveries, id, 1)
       local receipt = ARGV[nextReceipt]
       nextReceipt = nextReceipt + 1
       local deadline = now + leaseMs
@@ -35,4 +36,8 @@ while #out < want do
     end
   end
 end
-return {out, EVENTS}
+if #out > 0 then
+  count(q, 'delivered', #out)
+  if acknowledge then count(q, 'acked', #out) end
+end
+return answer(out)

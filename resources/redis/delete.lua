@@ -23,4 +23,4 @@ end
 redis.call('DEL', unpack(keys))
 if REGISTRY then redis.call('SREM', REGISTRY, ARGV[2]) end
 redis.call('SET', ARGV[1] .. '{' .. ARGV[2] .. '}:deleted', ARGV[3], 'PX', 86400000)
-return {{1 + (held > 0 and 1 or 0), generation}, EVENTS}
+return answer({1 + (held > 0 and 1 or 0), generation})

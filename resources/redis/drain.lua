@@ -10,27 +10,28 @@
 -- Lost: the queue is created again from the configuration the spool recorded with the batch.
 -- KEYS: meta, registry (one server)   ARGV: prefix, queue, now, spool identity, batch number,
 --   config known (1/0), type, max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue,
---   generation (cluster), then per message: due, message
+--   generation (cluster), partitions (of a partitioned queue's head), then per message: due, message
 -- Replies 1 when taken, 0 when it had been taken before, 2 when taken into a queue created again,
 -- 3 when the queue was deleted on purpose (nothing taken); QUEUE_NOT_FOUND when the queue is
 -- missing and the batch carries no configuration to create it from; on a cluster NOT_ENROLLED
 -- when it must be created and no generation was given (the broker enrolls it first, then asks again).
 local prefix, name = ARGV[1], ARGV[2]
-local first = 14
+local first = 15
 local q = open(prefix, name)
 local status = 1
 if not q then
-  if redis.call('EXISTS', prefix .. '{' .. name .. '}:deleted') == 1 then return {3, EVENTS} end
+  if redis.call('EXISTS', prefix .. '{' .. name .. '}:deleted') == 1 then return answer(3) end
   if ARGV[6] ~= '1' then return notFound() end
   if not REGISTRY and ARGV[13] == '' then return redis.error_reply('NOT_ENROLLED queue must be enrolled first') end
   createQueue(prefix, name, ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[3], ARGV[13])
+  if ARGV[14] ~= '1' then redis.call('HSET', metaKey(prefix, name), 'partitions', ARGV[14]) end
   q = open(prefix, name)
   status = 2
 end
 local now = tonumber(ARGV[3])
 local marks = prefix .. '{' .. name .. '}:spooled'
 local number = tonumber(ARGV[5])
-if number <= tonumber(redis.call('HGET', marks, ARGV[4]) or '0') then return {0, EVENTS} end
+if number <= tonumber(redis.call('HGET', marks, ARGV[4]) or '0') then return answer(0) end
 for i = first, #ARGV, 2 do
   local due = tonumber(ARGV[i])
   if due > now then
@@ -41,4 +42,4 @@ for i = first, #ARGV, 2 do
 end
 count(q, 'published', (#ARGV - first + 1) / 2)
 redis.call('HSET', marks, ARGV[4], number)
-return {status, EVENTS}
+return answer(status)

@@ -6,7 +6,7 @@
 -- Replies 1 when given back, 0 when the entry had left the outbox already.
 local q = open(ARGV[1], ARGV[2])
 local outbox = ARGV[1] .. '{' .. ARGV[2] .. '}:outbox'
-if redis.call('LREM', outbox, 1, ARGV[4]) == 0 then return {0, EVENTS} end
+if redis.call('LREM', outbox, 1, ARGV[4]) == 0 then return answer(0) end
 if q then
   local _, _, _, _, original = string.match(ARGV[4], '^([^\n]*)\n([^\n]*)\n([^\n]*)\n([^\n]*)\n(.*)$')
   if original and original ~= '' then
@@ -14,4 +14,4 @@ if q then
     event('Requeued', q.name, (parse(original)), 0, 'target gone')
   end
 end
-return {1, EVENTS}
+return answer(1)

@@ -6,12 +6,12 @@ local q = open(ARGV[1], ARGV[2])
 if not q then return notFound() end
 local meta = redis.call('HGETALL', q.meta)
 if q.type ~= 'stream' then
-  return {{meta, readyCount(q), redis.call('ZCARD', q.delayed), redis.call('HLEN', q.leases), {}}, EVENTS}
+  return answer({meta, readyCount(q), redis.call('ZCARD', q.delayed), redis.call('HLEN', q.leases), {}})
 end
 local groups = {}
 local depth = 0
 local inflight = 0
-if redis.call('EXISTS', q.stream) == 0 then return {{meta, 0, 0, 0, {}}, EVENTS} end
+if redis.call('EXISTS', q.stream) == 0 then return answer({meta, 0, 0, 0, {}}) end
 
 -- Entries after `last` that the group has not been given. Redis 7.0's own "lag" miscounts once
 -- entries were trimmed, so count them here: exactly up to a bound, then from the other side,
@@ -40,4 +40,4 @@ for _, g in ipairs(redis.call('XINFO', 'GROUPS', q.stream)) do
   inflight = inflight + leased
 end
 if #groups == 0 then depth = redis.call('XLEN', q.stream) end
-return {{meta, depth, 0, inflight, groups}, EVENTS}
+return answer({meta, depth, 0, inflight, groups})

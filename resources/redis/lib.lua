@@ -1,5 +1,8 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- Shared by every BrokerDesk script: prepended to each one when it is loaded.
+-- Shared by every BrokerDesk script. On Redis 7+ and Valkey it is the head of one function library
+-- (FUNCTION LOAD once per node, then FCALL): its functions are made once, and each script is a
+-- function of the library that starts with begin(keys, args). Where FUNCTION is not available it
+-- is prepended to each script instead (EVALSHA), and runs with every call. RedisScripts builds both.
 --
 -- Keys of queue Q under prefix P all carry the hash tag {Q}:
 --   P{Q}:meta        HASH   type, options, created_ms and the lifetime counters
@@ -34,15 +37,30 @@
 -- the broker in separate steps (ClusterQueueRegistry), and scripts leave it alone; KEYS[2..]
 -- declare the queue's fixed keys there (RedisOperations::run), which scripts still reach through
 -- the prefix. Dead-lettering and redrive reach keys of other queues (docs/redis.md, "Redis Cluster").
-local REGISTRY = #KEYS == 2 and KEYS[2] or nil
+-- The call's keys and arguments, and what it gathers as it runs: set afresh by begin() for every
+-- call, since a library's functions outlive the calls.
+local KEYS, ARGV, REGISTRY, EVENTS, WOKEN
+local function begin(keys, args)
+  KEYS, ARGV = keys, args
+  REGISTRY = #keys == 2 and keys[2] or nil
+  EVENTS = {}
+  WOKEN = {}
+end
 
-local EVENTS = {}
 local function event(kind, queue, id, deliveries, detail)
   EVENTS[#EVENTS + 1] = kind
   EVENTS[#EVENTS + 1] = queue
   EVENTS[#EVENTS + 1] = id or ''
   EVENTS[#EVENTS + 1] = tostring(deliveries or 0)
   EVENTS[#EVENTS + 1] = detail or ''
+end
+
+-- A script's reply: {result, events}, or {result} when it has no events to tell (most calls):
+-- Redis turns every Lua table of a reply into RESP one field at a time, and an empty one costs
+-- about as much as a command.
+local function answer(result)
+  if EVENTS[1] then return {result, EVENTS} end
+  return {result}
 end
 
 local function parse(message)
@@ -61,19 +79,32 @@ end
 
 local function metaKey(prefix, name) return prefix .. '{' .. name .. '}:meta' end
 
+-- A queue's key names, made when a script first asks for one (q.ready, q.leases, ...): a script
+-- uses a few of them, and each name is a new string for Lua to hash.
+local KEY_SUFFIXES = {
+  meta = 'meta', ready = 'ready', prios = 'prios', delayed = 'delayed', leases = 'leases',
+  deadlines = 'deadlines', deliveries = 'deliveries', stream = 'stream', ids = 'ids', groupPrefix = 'g:',
+  deadlinePrefix = 'gd:', outbox = 'outbox', transfers = 'transfers', waiting = 'waiting',
+}
+local QUEUE_KEYS = {__index = function(q, field)
+  local suffix = KEY_SUFFIXES[field]
+  if not suffix then return nil end
+  local key = q.base .. suffix
+  rawset(q, field, key)
+  return key
+end}
+
 local function open(prefix, name)
   local base = prefix .. '{' .. name .. '}:'
-  local f = redis.call('HMGET', base .. 'meta', 'type', 'max_size', 'ttl', 'visibility_timeout',
+  local meta = base .. 'meta'
+  local f = redis.call('HMGET', meta, 'type', 'max_size', 'ttl', 'visibility_timeout',
                        'max_deliveries', 'dead_letter_queue')
   if not f[1] then return nil end
-  return {
-    name = name, prefix = prefix, type = f[1], maxSize = tonumber(f[2]), ttlMs = tonumber(f[3]) * 1000,
-    visibilityMs = tonumber(f[4]) * 1000, maxDeliveries = tonumber(f[5]), dlq = f[6] or '',
-    meta = base .. 'meta', ready = base .. 'ready', prios = base .. 'prios', delayed = base .. 'delayed',
-    leases = base .. 'leases', deadlines = base .. 'deadlines', deliveries = base .. 'deliveries',
-    stream = base .. 'stream', ids = base .. 'ids', groupPrefix = base .. 'g:', deadlinePrefix = base .. 'gd:',
-    outbox = base .. 'outbox', transfers = base .. 'transfers', waiting = base .. 'waiting',
-  }
+  return setmetatable({
+    name = name, prefix = prefix, base = base, meta = meta, type = f[1], maxSize = tonumber(f[2]),
+    ttlMs = tonumber(f[3]) * 1000, visibilityMs = tonumber(f[4]) * 1000, maxDeliveries = tonumber(f[5]),
+    dlq = f[6] or '',
+  }, QUEUE_KEYS)
 end
 
 -- The defaults a dead-letter queue gets when dead-lettering creates it (as QueueConfig{} does).
@@ -99,7 +130,6 @@ local function count(q, field, by) redis.call('HINCRBY', q.meta, field, by or 1)
 -- the first message a script makes ready in Q publishes Q's name on the channel P .. 'wake'. By
 -- pcall: a script is not undone when it fails, and an ACL user without the channel must not
 -- leave a change half-made (the reaper wakes the other brokers then).
-local WOKEN = {}
 local function wake(q)
   if WOKEN[q.name] then return end
   WOKEN[q.name] = true

@@ -5,7 +5,7 @@
 -- Replies {next due time (0: none; now: more to do), 1 when messages became deliverable, transfers
 -- waiting in the outbox (cluster)}.
 local q = open(ARGV[1], ARGV[2])
-if not q or q.type == 'stream' then return {{0, 0}, EVENTS} end
+if not q or q.type == 'stream' then return answer({0, 0}) end
 local now = tonumber(ARGV[3])
 local limit = tonumber(ARGV[4])
 local available = 0
@@ -65,4 +65,4 @@ if #first > 0 and (nextDue == 0 or tonumber(first[2]) < nextDue) then nextDue = 
 if more then nextDue = now end
 -- On a cluster, transfers waiting in the outbox (see lib.lua) are the broker's to hand over.
 local waiting = REGISTRY and 0 or redis.call('LLEN', q.outbox)
-return {{nextDue, available, waiting}, EVENTS}
+return answer({nextDue, available, waiting})

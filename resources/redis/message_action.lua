@@ -74,7 +74,7 @@ if q.type == 'stream' then
       end
     end
   end
-  return {{#done, done}, EVENTS}
+  return answer({#done, done})
 end
 
 -- Leased messages, found by id.
@@ -136,4 +136,4 @@ if next(wanted) then
     end
   end
 end
-return {{#done, done}, EVENTS}
+return answer({#done, done})

@@ -10,7 +10,7 @@ if q.type == 'stream' then held = redis.call('XLEN', q.stream) else held = size(
 if held + n > q.maxSize then return redis.error_reply('QUEUE_FULL queue is full') end
 local ready = {}
 for i = 4, #ARGV, 2 do
-  local due = tonumber(ARGV[i])
+  local due = ARGV[i] ~= '0' and tonumber(ARGV[i]) or 0 -- most are due now: no number to read
   if due > now then
     redis.call('ZADD', q.delayed, due, ARGV[i + 1])
   elseif q.type == 'list' then
@@ -24,4 +24,4 @@ if #ready > 0 then
   redis.call('LPUSH', q.ready, unpack(ready)) -- one command for the batch, in order
 end
 count(q, 'published', n)
-return {held + n, EVENTS}
+return answer(held + n)

@@ -13,10 +13,10 @@ if q.type == 'stream' then
     redis.call('XGROUP', 'DESTROY', q.stream, group)
     redis.call('XGROUP', 'CREATE', q.stream, group, '$', 'MKSTREAM')
   end
-  return {n, EVENTS}
+  return answer(n)
 end
 local n = size(q)
 local keys = {q.prios, q.delayed, q.leases, q.deadlines, q.deliveries}
 for _, key in ipairs(readyLists(q)) do keys[#keys + 1] = key end
 redis.call('DEL', unpack(keys))
-return {n, EVENTS}
+return answer(n)

@@ -8,7 +8,7 @@
 -- gone; NOT_ENROLLED when the dead-letter queue must be made and the registry does not know it yet.
 local prefix, name, now, kind, transfer, message = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6]
 local received = prefix .. '{' .. name .. '}:received'
-if redis.call('ZSCORE', received, transfer) then return {0, EVENTS} end
+if redis.call('ZSCORE', received, transfer) then return answer(0) end
 local q = open(prefix, name)
 if not q then
   if kind ~= 'dl' then return redis.error_reply('TARGET_NOT_FOUND target queue not found') end
@@ -22,4 +22,4 @@ if kind == 'redrive' then count(q, 'redriven') end
 redis.call('ZADD', received, now, transfer)
 redis.call('ZREMRANGEBYSCORE', received, '-inf', now - 86400000)
 redis.call('PEXPIRE', received, 86400000) -- gone a day after the last transfer, with its queue or not
-return {1, EVENTS}
+return answer(1)

@@ -28,9 +28,9 @@ local source, origin = q, ARGV[4]
 if origin == '' and q.dlq ~= '' then
   source = open(ARGV[1], q.dlq)
   origin = q.name
-  if not source then return {{0, {}}, EVENTS} end
+  if not source then return answer({0, {}}) end
 end
-if source.type == 'stream' then return {{0, {}}, EVENTS} end
+if source.type == 'stream' then return answer({0, {}}) end
 
 local function withPayload(message, payload)
   local at = payloadStart(message)
@@ -71,4 +71,4 @@ for _, key in ipairs(readyLists(source)) do
     redis.call('ZREM', source.prios, string.match(key, ':(-?%d+)$'))
   end
 end
-return {{moved, items}, EVENTS}
+return answer({moved, items})

@@ -15,7 +15,7 @@ if receipt ~= '' and string.sub(lease, 1, 16) ~= receipt then return redis.error
 if action == 'extend' then
   local deadline = now + ms
   redis.call('ZADD', q.deadlines, deadline, id)
-  return {deadline, EVENTS}
+  return answer(deadline)
 end
 
 local message = string.sub(lease, 17)
@@ -25,7 +25,7 @@ if action == 'ack' then
   event('Acked', q.name, id, tonumber(redis.call('HGET', q.deliveries, id) or '0'), '')
   redis.call('HDEL', q.deliveries, id)
   count(q, 'acked')
-  return {1, EVENTS}
+  return answer(1)
 end
 
 count(q, 'nacked')
@@ -33,11 +33,11 @@ local deliveries = tonumber(redis.call('HGET', q.deliveries, id) or '0')
 event('Nacked', q.name, id, deliveries, '')
 if deliveries >= q.maxDeliveries then
   local moved = deadLetter(q, message, 'max_deliveries', now)
-  return {{0, moved and 1 or 0}, EVENTS}
+  return answer({0, moved and 1 or 0})
 end
 if ms > 0 then
   redis.call('ZADD', q.delayed, now + ms, message)
 else
   requeueReady(q, message)
 end
-return {{1, 0}, EVENTS}
+return answer({1, 0})

@@ -69,4 +69,4 @@ if #out < want then
   end
 end
 trimStream(q)
-return {out, EVENTS}
+return answer(out)

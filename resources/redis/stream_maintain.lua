@@ -4,7 +4,7 @@
 -- Replies {next due time (0: none; now: more to do), 1 when entries became claimable, transfers
 -- waiting in the outbox (cluster)}.
 local q = open(ARGV[1], ARGV[2])
-if not q or q.type ~= 'stream' then return {{0, 0}, EVENTS} end
+if not q or q.type ~= 'stream' then return answer({0, 0}) end
 local now = tonumber(ARGV[3])
 local limit = tonumber(ARGV[4])
 local available, more, nextDue = 0, false, 0
@@ -48,4 +48,4 @@ if available == 0 and redis.call('XLEN', q.stream) > 0 then available = 1 end
 if more then nextDue = now end
 -- On a cluster, transfers waiting in the outbox (see lib.lua) are the broker's to hand over.
 local waiting = REGISTRY and 0 or redis.call('LLEN', q.outbox)
-return {{nextDue, available, waiting}, EVENTS}
+return answer({nextDue, available, waiting})

@@ -37,7 +37,7 @@ if action == 'extend' then
   if not leased then return redis.error_reply('MESSAGE_NOT_FOUND claimable, no lease') end
   local deadline = now + ms
   redis.call('ZADD', deadlines, deadline, entry)
-  return {deadline, EVENTS}
+  return answer(deadline)
 end
 
 if action == 'ack' then
@@ -45,7 +45,7 @@ if action == 'ack' then
   forgetPending(q, found, entry)
   count(q, 'acked')
   trimStream(q)
-  return {1, EVENTS}
+  return answer(1)
 end
 
 count(q, 'nacked')
@@ -56,7 +56,7 @@ if deliveries >= q.maxDeliveries then
   forgetPending(q, found, entry)
   local moved = message and deadLetter(q, message, 'max_deliveries', now, deliveries) or false
   trimStream(q)
-  return {{0, moved and 1 or 0}, EVENTS}
+  return answer({0, moved and 1 or 0})
 end
 if ms > 0 then
   redis.call('HSET', leases, entry, fresh)
@@ -66,4 +66,4 @@ else
   redis.call('ZREM', deadlines, entry)
   wake(q) -- claimable now
 end
-return {{1, 0}, EVENTS}
+return answer({1, 0})

@@ -19,6 +19,20 @@ using namespace Broker;
 using namespace Broker::Redis;
 using namespace Broker::Testing;
 
+namespace {
+
+// A script that adds ARGV[1] to the number at KEYS[1] and answers the sum.
+Script incrementScript()
+{
+    Script script;
+    script.name = QStringLiteral("incr");
+    script.source = "return redis.call('INCRBY', KEYS[1], ARGV[1])";
+    script.sha1 = QCryptographicHash::hash(script.source, QCryptographicHash::Sha1).toHex();
+    return script;
+}
+
+} // namespace
+
 class TestClusterRouter : public QObject
 {
     Q_OBJECT
@@ -31,6 +45,7 @@ private Q_SLOTS:
     void followsMovedAfterASlotMoved();
     void followsAskWhileASlotMoves();
     void loadsScriptsOnEachNode();
+    void aFunctionAskedOfANodeWithoutItRunsByEval();
     void writesWaitForReplicas();
     void survivesAPrimaryKilled();
     void tryAgainGivesUpAfterItsTime();
@@ -210,10 +225,7 @@ void TestClusterRouter::loadsScriptsOnEachNode()
 {
     const auto router = makeRouter();
     ScriptRunner scripts(*router);
-    Script script;
-    script.name = QStringLiteral("incr");
-    script.source = "return redis.call('INCRBY', KEYS[1], ARGV[1])";
-    script.sha1 = QCryptographicHash::hash(script.source, QCryptographicHash::Sha1).toHex();
+    const Script script = incrementScript();
     // Keys on each of the three primaries: each loads the script on first use, once.
     QSet<int> primaries;
     QList<QByteArray> keys;
@@ -234,6 +246,49 @@ void TestClusterRouter::loadsScriptsOnEachNode()
             QCOMPARE(outcome->value().integer, 5 * (round + 1));
         }
     QCOMPARE(scripts.reloads(), 3);
+}
+
+void TestClusterRouter::aFunctionAskedOfANodeWithoutItRunsByEval()
+{
+    const auto router = makeRouter();
+    ScriptRunner scripts(*router);
+    Script script = incrementScript();
+    script.function = "asktest_incr";
+    auto library = std::make_shared<FunctionLibrary>();
+    library->name = "asktest";
+    library->source = "#!lua name=asktest\nredis.register_function('asktest_incr', function(keys, args) "
+                      "return redis.call('INCRBY', keys[1], args[1]) end)";
+    script.library = library;
+    const auto run = [&](const QByteArray &key) {
+        std::optional<CommandResult> outcome;
+        scripts.run(script, {key}, {"5"}, [&](CommandResult r) { outcome = std::move(r); });
+        waitUntil([&] { return outcome.has_value(); }, 20'000);
+        return outcome;
+    };
+    const QByteArray key = "brokerdesk:{askfn}:meta";
+    const int slot = hashSlot(key);
+    const int from = m_cluster.primaryFor(key);
+    const int to = otherPrimary(from);
+    QVERIFY(to >= 0);
+    for (int i = 0; i < m_cluster.size(); ++i)
+        m_cluster.node(i).cli({"FUNCTION", "FLUSH"});
+    QCOMPARE(run(key)->value().integer, 5); // loaded on `from` alone
+    moveSlot(slot, from, to, false);
+
+    // The call is asked of `to`, which has no library; FUNCTION LOAD names no key and goes to
+    // `from`, which has it. The call must not fail for that, nor give functions up.
+    const auto asked = run(key);
+    QVERIFY(asked.has_value());
+    QVERIFY2(asked->ok() && !asked->value().isError(),
+             asked->ok() ? asked->value().string.constData() : qPrintable(asked->error().message));
+    QCOMPARE(asked->value().integer, 10);
+    QVERIFY(router->askRedirects() >= 1);
+    QCOMPARE(scripts.functions(), ScriptRunner::Functions::InUse);
+
+    for (int i = 0; i < m_cluster.size(); ++i)
+        m_cluster.node(i).cli({"CLUSTER", "SETSLOT", QString::number(slot), "NODE", QString::fromUtf8(nodeId(to))});
+    QVERIFY(m_cluster.waitHealthy());
+    moveSlot(slot, to, from, true);
 }
 
 void TestClusterRouter::writesWaitForReplicas()

@@ -72,6 +72,12 @@ private:
         get<QueueInfo>([&](auto d) { store.createQueue("jobs", config("priority"), d); });
         get<QueueInfo>([&](auto d) { store.createQueue("audit", config("stream"), d); });
         get<QueueInfo>([&](auto d) { store.createQueue("scratch", config("list"), d); });
+        QueueConfig partitioned = config("list");
+        partitioned.partitions = 3; // its count is journaled and kept in snapshots
+        get<QueueInfo>([&](auto d) { store.createQueue("sharded", partitioned, d); });
+        QueueConfigChange grow;
+        grow.partitions = 5;
+        get<QueueInfo>([&](auto d) { store.updateQueue("sharded", grow, d); });
         for (int i = 0; i < 20; ++i) {
             get<PublishResult>([&](auto d) {
                 store.publish("orders", {message(QByteArray::number(i)), message("\"b\"", 0, i % 3 ? 0 : 5000)}, "alice", d);

@@ -63,10 +63,12 @@ void TestMessageBrokerAdmin::updateQueue_data()
                                        << "Option 'type' cannot be changed: a queue keeps the type it was created with";
     QTest::addRow("type-with-others") << QByteArray(R"({"max_size":3,"type":"list"})") << false
                                       << "Option 'type' cannot be changed: a queue keeps the type it was created with";
-    QTest::addRow("unknown-option") << QByteArray(R"({"partitions":2})") << false
-                                    << "Unknown queue option 'partitions' (changeable: max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue)";
+    QTest::addRow("unknown-option") << QByteArray(R"({"colour":2})") << false
+                                    << "Unknown queue option 'colour' (changeable: max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue, partitions)";
+    QTest::addRow("partitions-only-grow") << QByteArray(R"({"partitions":0})") << false
+                                          << "Invalid option 'partitions': expected a whole number from 1 to 64";
     QTest::addRow("nothing-to-change") << QByteArray("{}") << false
-                                       << "Nothing to change: options names none of max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue";
+                                       << "Nothing to change: options names none of max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue, partitions";
     QTest::addRow("max-size-zero") << QByteArray(R"({"max_size":0})") << false
                                    << "Invalid option 'max_size': expected a whole number from 1 to 100000000";
     QTest::addRow("ttl-as-string") << QByteArray(R"({"ttl":"60"})") << false

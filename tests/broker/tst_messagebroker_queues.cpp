@@ -45,7 +45,7 @@ void TestMessageBrokerQueues::createQueue_data()
     QTest::addRow("name-129-chars") << QString(129, u'a') << QByteArray("{}") << false << "Invalid queue name";
     QTest::addRow("name-unicode") << QString::fromUtf8("zürich") << QByteArray("{}") << false << "Invalid queue name";
     QTest::addRow("unknown-option") << "q" << QByteArray(R"({"colour":"red"})") << false
-                                    << "Unknown queue option 'colour' (known: type, max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue)";
+                                    << "Unknown queue option 'colour' (known: type, max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue, partitions)";
     QTest::addRow("unknown-type") << "q" << QByteArray(R"({"type":"heap"})") << false
                                   << "Unknown queue type 'heap' (known: list, priority, stream)";
     QTest::addRow("max-size-zero") << "q" << QByteArray(R"({"max_size":0})") << false

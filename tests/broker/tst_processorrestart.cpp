@@ -70,7 +70,7 @@ void TestProcessorRestart::inFlightMessagesAreDeliveredAfterARestart()
         QVERIFY(now<QueueInfo>([&](auto done) { broker.createQueue(QStringLiteral("orders"), config, done); }).ok());
         QList<NewMessage> messages;
         for (int i = 1; i <= 5; ++i)
-            messages.append(NewMessage{QByteArray::number(i), {}, 0, 0});
+            messages.append(NewMessage{QByteArray::number(i), {}, 0, 0, {}});
         QVERIFY(now<PublishResult>([&](auto done) { broker.publish(QStringLiteral("orders"), messages, QStringLiteral("alice"), done); }).ok());
         addWebhook(broker, hanging.url());
         QTRY_COMPARE(hanging.requests().size(), 2); // concurrency 2: two held, three waiting

@@ -148,8 +148,14 @@ void TestPublishSpool::eachBatchKeepsItsQueuesConfiguration()
     config.maxSize = 42;
     config.deadLetterQueue = QStringLiteral("jobs.dlq");
     appendAndWait(*PublishSpool::open(path).value(), "jobs", "one", config);
+    config.partitions = 6; // a partitioned queue's count too, for a drain that must make it again
+    appendAndWait(*PublishSpool::open(path).value(), "jobs", "two", config);
     auto spool = PublishSpool::open(path).value();
     QVERIFY(spool->front().config.has_value());
+    QCOMPARE(spool->front().config->partitions, 1);
+    QCOMPARE(spool->front().messages.value(0).stored, QByteArray("one"));
+    spool->drained();
+    QCOMPARE(spool->front().messages.value(0).stored, QByteArray("two"));
     QCOMPARE(*spool->front().config, config);
 }
 

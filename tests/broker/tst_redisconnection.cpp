@@ -101,6 +101,7 @@ private Q_SLOTS:
     void poolWaitsForAConnectionAndReconnects();
     void poolFailsWaitingCommandsAfterTheWaitTimeout();
     void scriptsReloadAfterFlush();
+    void functionsLoadOnceAndAgainAfterFlush();
     void subscriberHearsItsChannelOnTheFirstNodeThatAnswers();
     void subscriberLeavesANodeThatStopsAnswering();
 
@@ -488,6 +489,63 @@ void TestRedisConnection::scriptsReloadAfterFlush()
     QVERIFY(afterFlush->ok());
     QCOMPARE(afterFlush.value()->integer, before + 10);
     QCOMPARE(runner.reloads(), 2);
+    pool.stop();
+}
+
+void TestRedisConnection::functionsLoadOnceAndAgainAfterFlush()
+{
+    PoolOptions poolOptions;
+    poolOptions.size = 1;
+    ConnectionPool pool(optionsFor(m_redis.port()), poolOptions);
+    pool.start();
+    QVERIFY(waitUntil([&] { return pool.readyCount() == 1; }));
+    ScriptRunner runner(pool);
+    auto library = std::make_shared<FunctionLibrary>();
+    library->name = "tst_counter_lib";
+    library->source = "#!lua name=tst_counter_lib\n"
+                      "redis.register_function('tst_incr', function(keys, args) return redis.call('INCRBY', keys[1], args[1]) end)";
+    Script script;
+    script.source = "return redis.call('INCRBY', KEYS[1], ARGV[1])";
+    script.sha1 = QCryptographicHash::hash(script.source, QCryptographicHash::Sha1).toHex();
+    script.library = library;
+    script.function = "tst_incr";
+    m_redis.cli({"FUNCTION", "DELETE", "tst_counter_lib"});
+
+    const auto run = [&] {
+        std::optional<CommandResult> outcome;
+        runner.run(script, {"t:fcounter"}, {"5"}, [&](CommandResult r) { outcome = std::move(r); });
+        waitUntil([&] { return outcome.has_value(); });
+        return outcome;
+    };
+    QCOMPARE(runner.functions(), ScriptRunner::Functions::Untried);
+    const qint64 before = run().value()->integer;
+    QCOMPARE(runner.reloads(), 1); // "Function not found": FUNCTION LOAD, then FCALL again
+    QCOMPARE(runner.functions(), ScriptRunner::Functions::InUse);
+    QVERIFY(m_redis.cli({"FUNCTION", "LIST"}).contains("tst_incr"));
+    QCOMPARE(run().value()->integer, before + 5);
+    QCOMPARE(runner.reloads(), 1);
+    QCOMPARE(m_redis.cli({"FUNCTION", "FLUSH"}), QByteArray("OK"));
+    QCOMPARE(run().value()->integer, before + 10);
+    QCOMPARE(runner.reloads(), 2);
+    // Another broker (second) finds the library this one loaded, and loads nothing.
+    ScriptRunner second(pool);
+    std::optional<CommandResult> outcome;
+    second.run(script, {"t:fcounter"}, {"5"}, [&](CommandResult r) { outcome = std::move(r); });
+    QVERIFY(waitUntil([&] { return outcome.has_value(); }));
+    QCOMPARE((*outcome)->integer, before + 15);
+    QCOMPARE(second.reloads(), 0);
+    // Both find it missing at once: both load it, the later load is answered "already exists",
+    // and both calls go through.
+    QCOMPARE(m_redis.cli({"FUNCTION", "FLUSH"}), QByteArray("OK"));
+    std::optional<CommandResult> first, other;
+    runner.run(script, {"t:fcounter"}, {"5"}, [&](CommandResult r) { first = std::move(r); });
+    second.run(script, {"t:fcounter"}, {"5"}, [&](CommandResult r) { other = std::move(r); });
+    QVERIFY(waitUntil([&] { return first.has_value() && other.has_value(); }));
+    QVERIFY(first->ok() && !first->value().isError());
+    QVERIFY2(other->ok() && !other->value().isError(), other->ok() ? other->value().string.constData() : "");
+    QCOMPARE(qMax(first->value().integer, other->value().integer), before + 25);
+    QCOMPARE(runner.reloads() + second.reloads(), 4); // two earlier, one load each now
+    QCOMPARE(second.functions(), ScriptRunner::Functions::InUse);
     pool.stop();
 }
 

@@ -166,6 +166,8 @@ private Q_SLOTS:
     void otherToolsSeeListsAndStreams();
     void keysCarryTheQueueHashTag();
     void scriptFlushIsInvisibleToClients();
+    void scriptsRunByEvalWhereFunctionIsRenamedAway();
+    void aFullRedisCanStillBeReadAndEmptied();
     void competingBrokersNeverShareALease();
     void leasesOfAStoppedBrokerAreReclaimed();
     void blackHoleOpensTheBreakerAndCallsFailFast();
@@ -236,13 +238,71 @@ void TestRedisStore::scriptFlushIsInvisibleToClients()
     QVERIFY(get<QueueInfo>([&](auto d) { s.store.createQueue("q", configOf("list"), d); }).ok());
     int failures = 0;
     for (int i = 0; i < 200; ++i) {
-        if (i % 50 == 25)
+        if (i % 50 == 25) {
             m_redis.cli({"SCRIPT", "FLUSH"});
+            m_redis.cli({"FUNCTION", "FLUSH"});
+        }
         failures += s.publish("q", i).ok() ? 0 : 1;
         failures += s.consume("q", 1).ok() ? 0 : 1;
     }
     QCOMPARE(failures, 0);
     QVERIFY(s.store.scriptReloads() >= 4);
+    QCOMPARE(s.store.status().scriptCalls, QStringLiteral("functions")); // Redis 7 and Valkey 8 have them
+}
+
+void TestRedisStore::scriptsRunByEvalWhereFunctionIsRenamedAway()
+{
+    RedisServer redis;
+    useTestTls(redis);
+    QVERIFY2(redis.start({"--rename-command", "FUNCTION", "\"\""}), qPrintable(redis.errorString()));
+    Store s(redis.port());
+    QVERIFY(get<QueueInfo>([&](auto d) { s.store.createQueue("q", configOf("list"), d); }).ok());
+    for (int i = 0; i < 5; ++i)
+        QVERIFY(s.publish("q", i).ok());
+    QCOMPARE(s.consume("q", 5)->size(), 5);
+    QCOMPARE(s.store.status().scriptCalls, QStringLiteral("eval"));
+    redis.cli({"SCRIPT", "FLUSH"});
+    QVERIFY(s.publish("q", 5).ok()); // NOSCRIPT answered by EVAL, as before functions
+}
+
+void TestRedisStore::aFullRedisCanStillBeReadAndEmptied()
+{
+    // Past maxmemory (noeviction) Redis refuses a whole FCALL unless the function says it does
+    // not write or may run anyway: an admin must still see the queue and empty it.
+    RedisServer redis;
+    useTestTls(redis);
+    QVERIFY2(redis.start(), qPrintable(redis.errorString()));
+    Store s(redis.port());
+    QVERIFY(get<QueueInfo>([&](auto d) { s.store.createQueue("full", configOf("list"), d); }).ok());
+    for (int i = 0; i < 20; ++i)
+        QVERIFY(s.publish("full", i).ok());
+    QCOMPARE(get<BrowsePage>([&](auto d) { s.store.browse("full", BrowseQuery{}, d); })->total, qint64(20));
+    QCOMPARE(s.store.status().scriptCalls, QStringLiteral("functions"));
+    QCOMPARE(redis.cli({"CONFIG", "SET", "maxmemory", "1"}), QByteArray("OK"));
+
+    const Result<PublishResult> refused = s.publish("full", 20);
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().message.contains("OOM"), qPrintable(refused.error().message));
+    const Result<QueueInfo> info = get<QueueInfo>([&](auto d) { s.store.queueInfo("full", d); });
+    QVERIFY2(info.ok(), qPrintable(info.ok() ? QString() : info.error().message));
+    QCOMPARE(qint64(info->depth), qint64(20));
+    const Result<BrowsePage> page = get<BrowsePage>([&](auto d) { s.store.browse("full", BrowseQuery{}, d); });
+    QVERIFY2(page.ok(), qPrintable(page.ok() ? QString() : page.error().message));
+    QCOMPARE(page->messages.size(), qsizetype(20));
+    const Result<qint64> purged = get<qint64>([&](auto d) { s.store.purgeQueue("full", d); });
+    QVERIFY2(purged.ok(), qPrintable(purged.ok() ? QString() : purged.error().message));
+    QCOMPARE(*purged, qint64(20));
+    // The library gone while full: FUNCTION LOAD is refused (OOM), and the read goes by EVAL,
+    // that call alone; functions stay in use.
+    QCOMPARE(redis.cli({"FUNCTION", "FLUSH"}), QByteArray("OK"));
+    const Result<QueueInfo> again = get<QueueInfo>([&](auto d) { s.store.queueInfo("full", d); });
+    QVERIFY2(again.ok(), qPrintable(again.ok() ? QString() : again.error().message));
+    QCOMPARE(qint64(again->depth), qint64(0));
+    QCOMPARE(s.store.status().scriptCalls, QStringLiteral("functions"));
+
+    QCOMPARE(redis.cli({"CONFIG", "SET", "maxmemory", "0"}), QByteArray("OK"));
+    QVERIFY(s.publish("full", 21).ok());
+    QCOMPARE(s.store.status().scriptCalls, QStringLiteral("functions"));
 }
 
 void TestRedisStore::competingBrokersNeverShareALease()

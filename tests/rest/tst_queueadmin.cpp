@@ -65,7 +65,7 @@ void TestQueueAdmin::patchQueue_data()
                                   << "Invalid option 'max_deliveries': expected a whole number from 1 to 1000";
     QTest::addRow("empty-options") << QByteArray("/queues/orders") << AdminKey << QByteArray(R"({"options":{}})")
                                    << 400
-                                   << "Nothing to change: options names none of max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue";
+                                   << "Nothing to change: options names none of max_size, ttl, visibility_timeout, max_deliveries, dead_letter_queue, partitions";
     QTest::addRow("options-missing") << QByteArray("/queues/orders") << AdminKey << QByteArray(R"({"max_size":3})")
                                      << 400 << "Unknown field 'max_size' (expected: options)";
     QTest::addRow("options-not-object") << QByteArray("/queues/orders") << AdminKey
@@ -260,7 +260,7 @@ void TestQueueAdmin::openApiDescribesTheNewBodies()
                                          .value("application/json").toObject().value("schema").toObject());
     const QJsonObject options = schema.value("properties").toObject().value("options").toObject();
     QCOMPARE(options.value("properties").toObject().keys(),
-             (QStringList{"dead_letter_queue", "max_deliveries", "max_size", "ttl", "visibility_timeout"}));
+             (QStringList{"dead_letter_queue", "max_deliveries", "max_size", "partitions", "ttl", "visibility_timeout"}));
     QVERIFY(patch.value("responses").toObject().contains("404"));
     QStringList parameters;
     for (const QJsonValue &p : paths.value("/queues/{name}/messages").toObject().value("get").toObject().value("parameters").toArray())

@@ -40,6 +40,7 @@ private Q_SLOTS:
     void leaseAckNackExtendFlow();
     void consumeShapes();
     void publishBatchIsAllOrNothing();
+    void partitionedQueue();
     void usersLifecycle();
     void healthAndOpenApi();
     void metricsExposition();
@@ -76,6 +77,16 @@ void TestRestApi::endpoints_data()
                                      << 400 << "Invalid JSON";
     QTest::addRow("create-array-body") << Steps{} << QByteArray("POST") << QByteArray("/queues") << QByteArray("[1]")
                                        << 400 << "Request body must be a JSON object";
+    QTest::addRow("create-partitioned") << Steps{} << QByteArray("POST") << QByteArray("/queues")
+                                        << QByteArray(R"({"name":"orders","options":{"partitions":3}})") << 200 << "success";
+    QTest::addRow("create-too-many-partitions") << Steps{} << QByteArray("POST") << QByteArray("/queues")
+                                                << QByteArray(R"({"name":"q","options":{"partitions":65}})") << 400
+                                                << "Invalid option 'partitions': expected a whole number from 1 to 64";
+    QTest::addRow("publish-key") << WithQueue << QByteArray("POST") << QByteArray("/messages/orders")
+                                 << QByteArray(R"({"message":1,"key":"customer-7"})") << 200 << "message_id";
+    QTest::addRow("publish-bad-key") << WithQueue << QByteArray("POST") << QByteArray("/messages/orders")
+                                     << QByteArray(R"({"message":1,"key":7})") << 400
+                                     << "Invalid key: expected a string of 1 to 256 characters";
     QTest::addRow("list") << WithQueue << QByteArray("GET") << QByteArray("/queues") << QByteArray() << 200 << "queues";
     QTest::addRow("detail") << WithQueue << QByteArray("GET") << QByteArray("/queues/orders") << QByteArray() << 200
                             << "in_flight";
@@ -327,6 +338,44 @@ void TestRestApi::leaseAckNackExtendFlow()
     for (const QJsonValue &event : life.json().value("events").toArray())
         kinds << event.toObject().value("event").toString();
     QCOMPARE(kinds, (QStringList{"published", "delivered", "nacked", "delivered", "acked"}));
+}
+
+void TestRestApi::partitionedQueue()
+{
+    RestFixture f;
+    runSteps(f, {"POST /queues {\"name\":\"orders\",\"options\":{\"partitions\":3}}"});
+    for (int i = 0; i < 2; ++i)
+        QCOMPARE(f.request("POST", "/messages/orders", AdminKey, R"({"message":1,"key":"customer-7"})").status, 200);
+    QCOMPARE(f.request("POST", "/messages/orders/batch", AdminKey, R"({"messages":[1,2],"key":"customer-8"})").status, 200);
+    const QJsonObject detail = f.request("GET", "/queues/orders", AdminKey).json();
+    QCOMPARE(detail.value("message_count").toInt(), 4);
+    QCOMPARE(detail.value("config").toObject().value("partitions").toInt(), 3);
+    const QJsonArray partitions = detail.value("partitions").toArray();
+    QCOMPARE(partitions.size(), 3);
+    int held = 0;
+    for (qsizetype i = 0; i < partitions.size(); ++i) {
+        const QJsonObject p = partitions.at(i).toObject();
+        QCOMPARE(p.value("index").toInt(), int(i));
+        QVERIFY(p.contains("rates"));
+        QVERIFY(p.value("message_count").toInt() % 2 == 0); // each key's messages together
+        held += p.value("message_count").toInt();
+    }
+    QCOMPARE(held, 4);
+    QCOMPARE(f.request("GET", "/queues", AdminKey).json().value("count").toInt(), 1);
+    const QByteArray metrics = f.request("GET", "/metrics", AdminKey).body;
+    QVERIFY(metrics.contains("brokerdesk_queue_partition_depth{queue=\"orders\",partition=\"2\"}"));
+    QVERIFY(!metrics.contains("orders~")); // a partition is never shown as a queue of its own
+    const HttpResponse shrink = f.request("PATCH", "/queues/orders", AdminKey, R"({"options":{"partitions":2}})");
+    QCOMPARE(shrink.status, 400);
+    QVERIFY(shrink.error().contains("only grow"));
+    const HttpResponse grow = f.request("PATCH", "/queues/orders", AdminKey, R"({"options":{"partitions":4}})");
+    QCOMPARE(grow.status, 200);
+    QCOMPARE(grow.json().value("partitions").toArray().size(), 4);
+    QCOMPARE(f.request("GET", "/messages/orders?count=10", AdminKey).json().value("messages").toArray().size(), 4);
+    // A plain queue's configuration has no partitions member (it reads as gCore's).
+    runSteps(f, {"POST /queues {\"name\":\"plain\"}"});
+    QVERIFY(!f.request("GET", "/queues/plain", AdminKey).json().value("config").toObject().contains("partitions"));
+    QVERIFY(!f.request("GET", "/queues/plain", AdminKey).json().contains("partitions"));
 }
 
 void TestRestApi::consumeShapes()

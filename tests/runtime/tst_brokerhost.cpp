@@ -228,7 +228,7 @@ void TestBrokerHost::configuredProcessorsRunOnEveryStart()
                                    [&](Result<QueueInfo> r) { created.emplace(std::move(r)); });
         QVERIFY(created && created->ok());
         std::optional<Result<PublishResult>> published;
-        host.broker()->publish("jobs", {NewMessage{QByteArray::number(start), {}, 0, 0}}, "alice",
+        host.broker()->publish("jobs", {NewMessage{QByteArray::number(start), {}, 0, 0, {}}}, "alice",
                                [&](Result<PublishResult> r) { published.emplace(std::move(r)); });
         QVERIFY(published && published->ok());
         // One of the two takes it.

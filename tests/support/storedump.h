@@ -56,12 +56,13 @@ inline QString dump(QueueStore &store)
                         .arg(g.pending)
                         .arg(g.lag)
                         .arg(QStringList(g.consumers).join(QLatin1Char(',')));
-        text += QStringLiteral("  options max_size=%1 ttl=%2 visibility=%3 max_deliveries=%4 dlq=%5\n")
+        text += QStringLiteral("  options max_size=%1 ttl=%2 visibility=%3 max_deliveries=%4 dlq=%5 partitions=%6\n")
                     .arg(q.config.maxSize)
                     .arg(q.config.ttlSeconds)
                     .arg(q.config.visibilityTimeoutSeconds)
                     .arg(q.config.maxDeliveries)
-                    .arg(q.config.deadLetterQueue);
+                    .arg(q.config.deadLetterQueue)
+                    .arg(q.config.partitions);
         BrowseQuery all;
         all.limit = 1000;
         const BrowsePage page = get<BrowsePage>([&](auto done) { store.browse(q.name, all, done); });

@@ -107,6 +107,7 @@ private Q_SLOTS:
     void totalsFollowTheBroker();
     void ttlEditedAndEnterChangesTheQueue();
     void refusedChangeKeepsTheForm();
+    void partitionsGrowFromTheForm();
     void searchRunsOnTheServer_data();
     void searchRunsOnTheServer();
     void payloadIsShownAsSent();
@@ -213,6 +214,26 @@ void TestQueueDetailPage::refusedChangeKeepsTheForm()
     revert->click();
     QCOMPARE(deadLetterQueue->text(), QString());
     QVERIFY(!form->isEdited());
+}
+
+void TestQueueDetailPage::partitionsGrowFromTheForm()
+{
+    QCOMPARE(call("POST", "/queues", R"({"name":"grows"})").status, 200);
+    openFromTable("grows");
+    QueueOptionsForm *form = m_window->queueDetailPage()->optionsForm();
+    auto *partitions = form->findChild<QSpinBox *>("partitions");
+    QVERIFY(partitions);
+    QCOMPARE(partitions->value(), 1);
+    partitions->setFocus();
+    partitions->selectAll();
+    QTest::keyClicks(partitions, "3");
+    QTest::keyClick(partitions, Qt::Key_Return);
+    QTRY_COMPARE(call("GET", "/queues/grows").json.value("partitions").toArray().size(), 3);
+    QTRY_VERIFY(!form->isEdited());
+    QCOMPARE(partitions->minimum(), 3); // partitions only grow: the field cannot go below the count
+    auto *shown = m_window->queueDetailPage()->findChild<QLabel *>("partitions");
+    QVERIFY(shown);
+    QTRY_VERIFY2(shown->text().startsWith("3 · ready"), qPrintable(shown->text()));
 }
 
 void TestQueueDetailPage::searchRunsOnTheServer_data()

@@ -90,6 +90,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void enterInCreatePressesCreate();
+    void createAPartitionedQueue();
     void createStaysOpenOnABadName_data();
     void createStaysOpenOnABadName();
     void publishOffersWhatTheTypeHonours_data();
@@ -143,6 +144,24 @@ void TestQueuesPage::enterInCreatePressesCreate()
     QTRY_VERIFY(hasQueue("typed.in")); // Enter created it (it used to act as Cancel)
     QTRY_VERIFY(m_page->findChild<CreateQueueDialog *>() == nullptr);
     QCOMPARE(m_page->messageBar()->text(), "Queue typed.in created");
+}
+
+void TestQueuesPage::createAPartitionedQueue()
+{
+    m_page->createQueue();
+    auto *dialog = openDialog<CreateQueueDialog>();
+    QVERIFY(!dialog->requestBody().contains("partitions")); // a plain queue's request reads as gCore's
+    auto *partitions = dialog->findChild<QSpinBox *>("partitions");
+    QVERIFY(partitions);
+    QCOMPARE(partitions->maximum(), 64);
+    partitions->setValue(4);
+    QVERIFY(dialog->requestBody().contains("\"partitions\":4"));
+    auto *name = dialog->findChild<QLineEdit *>("name");
+    name->setFocus();
+    QTest::keyClicks(name, "parted");
+    QTest::keyClick(name, Qt::Key_Return);
+    QTRY_VERIFY(hasQueue("parted"));
+    QTRY_COMPARE(m_page->model()->rowAt(m_page->model()->rowOf("parted")).config.partitions, 4);
 }
 
 void TestQueuesPage::createStaysOpenOnABadName_data()
