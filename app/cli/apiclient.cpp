@@ -123,6 +123,73 @@ void ApiClient::completeLater(Callback done, ApiResponse response)
         Qt::QueuedConnection);
 }
 
+QNetworkRequest ApiClient::makeRequest(const QString &path) const
+{
+    QUrl url = m_settings.url;
+    const qsizetype query = path.indexOf(QLatin1Char('?'));
+    url.setPath(url.path().chopped(url.path().endsWith(QLatin1Char('/')) ? 1 : 0) + path.left(query));
+    if (query >= 0)
+        url.setQuery(path.mid(query + 1));
+    QNetworkRequest request(url);
+    request.setTransferTimeout(m_settings.timeoutMs);
+    request.setHeader(QNetworkRequest::UserAgentHeader, QStringLiteral("brokerctl/" BROKER_VERSION));
+    if (!m_settings.apiKey.isEmpty())
+        request.setRawHeader("X-API-Key", m_settings.apiKey);
+    if (url.scheme() == u"https")
+        request.setSslConfiguration(m_tls);
+    return request;
+}
+
+void ApiClient::watchTls(QNetworkReply *reply, const std::shared_ptr<QString> &problem)
+{
+    // Why a certificate was refused, in one line instead of Qt's list.
+    connect(reply, &QNetworkReply::sslErrors, this, [this, reply, problem](const QList<QSslError> &errors) {
+        if (m_settings.insecure)
+            reply->ignoreSslErrors();
+        else
+            *problem = describeTlsErrors(reply->url(), errors);
+    });
+}
+
+ApiResponse ApiClient::responseOf(QNetworkReply *reply, const QString &tlsProblem) const
+{
+    ApiResponse response;
+    response.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    response.body = reply->readAll();
+    response.requestId = reply->rawHeader("X-Request-ID");
+    if (response.status == 0 && !tlsProblem.isEmpty())
+        response.networkError = tlsProblem;
+    else if (response.status == 0)
+        response.networkError = QStringLiteral("cannot reach %1: %2").arg(m_settings.url.toString(), reply->errorString());
+    return response;
+}
+
+void ApiClient::stream(const QString &path, const QList<QPair<QByteArray, QByteArray>> &headers, int idleTimeoutMs,
+                       std::function<void(const QByteArray &)> onData, Callback onEnd)
+{
+    QNetworkRequest request = makeRequest(path);
+    request.setTransferTimeout(idleTimeoutMs);
+    request.setRawHeader("Accept", "text/event-stream");
+    for (const auto &[name, value] : headers)
+        request.setRawHeader(name, value);
+    QNetworkReply *reply = m_network.get(request);
+    auto tlsProblem = std::make_shared<QString>();
+    watchTls(reply, tlsProblem);
+    connect(reply, &QNetworkReply::readyRead, this, [reply, onData] {
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status >= 200 && status < 300)
+            onData(reply->readAll());
+    });
+    connect(reply, &QNetworkReply::finished, this, [this, reply, tlsProblem, onData, onEnd = std::move(onEnd)] {
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status >= 200 && status < 300) {
+            if (const QByteArray rest = reply->readAll(); !rest.isEmpty())
+                onData(rest);
+        }
+        onEnd(responseOf(reply, *tlsProblem));
+    });
+}
+
 void ApiClient::send(const QByteArray &method, const QString &path, const QByteArray &body, Callback done, int attempt)
 {
     if (circuitOpen()) {
@@ -134,39 +201,14 @@ void ApiClient::send(const QByteArray &method, const QString &path, const QByteA
         completeLater(std::move(done), std::move(refused));
         return;
     }
-    QUrl url = m_settings.url;
-    const qsizetype query = path.indexOf(QLatin1Char('?'));
-    url.setPath(url.path().chopped(url.path().endsWith(QLatin1Char('/')) ? 1 : 0) + path.left(query));
-    if (query >= 0)
-        url.setQuery(path.mid(query + 1));
-    QNetworkRequest request(url);
-    request.setTransferTimeout(m_settings.timeoutMs);
-    request.setHeader(QNetworkRequest::UserAgentHeader, QStringLiteral("brokerctl/" BROKER_VERSION));
-    if (!m_settings.apiKey.isEmpty())
-        request.setRawHeader("X-API-Key", m_settings.apiKey);
+    QNetworkRequest request = makeRequest(path);
     if (!body.isEmpty() || method == "POST" || method == "PUT" || method == "PATCH")
         request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-    if (url.scheme() == u"https")
-        request.setSslConfiguration(m_tls);
     QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
-    // Why a certificate was refused, in one line instead of Qt's list (set before finished()).
     auto tlsProblem = std::make_shared<QString>();
-    connect(reply, &QNetworkReply::sslErrors, this, [this, reply, tlsProblem](const QList<QSslError> &errors) {
-        if (m_settings.insecure)
-            reply->ignoreSslErrors();
-        else
-            *tlsProblem = describeTlsErrors(reply->url(), errors);
-    });
+    watchTls(reply, tlsProblem);
     connect(reply, &QNetworkReply::finished, this, [=, this, done = std::move(done)]() mutable {
-        ApiResponse response;
-        response.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        response.body = reply->readAll();
-        response.requestId = reply->rawHeader("X-Request-ID");
-        if (response.status == 0 && !tlsProblem->isEmpty())
-            response.networkError = *tlsProblem;
-        else if (response.status == 0)
-            response.networkError =
-                QStringLiteral("cannot reach %1: %2").arg(m_settings.url.toString(), reply->errorString());
+        const ApiResponse response = responseOf(reply, *tlsProblem);
         const bool failed = response.status == 0 || response.status >= 500;
         recordOutcome(failed);
         // A POST or PATCH (publish, batch, redrive, message actions) that may have reached the

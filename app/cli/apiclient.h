@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 #include <QJsonValue>
 #include <QNetworkAccessManager>
+#include <QNetworkRequest>
 #include <QObject>
 #include <QSslCertificate>
 #include <QSslConfiguration>
@@ -12,6 +13,7 @@
 #include <QUrl>
 
 #include <functional>
+#include <memory>
 
 namespace BrokerCtl {
 
@@ -63,6 +65,14 @@ public:
         send(method, path, body, std::move(done));
     }
 
+    // A long-lived GET whose body is read as it comes (an event stream, GET /events): `onData`
+    // gets each piece of a 2xx body; `onEnd` runs once it is over, with the status and body of a
+    // refusal, a network error, or the 2xx status when the broker ended it. No retries and no
+    // breaker: the caller decides when to reconnect. `idleTimeoutMs`: nothing at all arrived this
+    // long (heartbeats included) counts as a lost connection.
+    void stream(const QString &path, const QList<QPair<QByteArray, QByteArray>> &headers, int idleTimeoutMs,
+                std::function<void(const QByteArray &)> onData, Callback onEnd);
+
     const ClientSettings &settings() const { return m_settings; }
     bool circuitOpen() const;
     // Forgets every request under way: their callbacks never run (replies are aborted, pending
@@ -72,6 +82,10 @@ public:
 
 private:
     void send(const QByteArray &method, const QString &path, const QByteArray &body, Callback done, int attempt = 0);
+    QNetworkRequest makeRequest(const QString &path) const;
+    // Notes why a certificate was refused in `problem` (set before finished()).
+    void watchTls(QNetworkReply *reply, const std::shared_ptr<QString> &problem);
+    ApiResponse responseOf(QNetworkReply *reply, const QString &tlsProblem) const;
     void recordOutcome(bool failed);
     // Runs `done` from the event loop unless cancelAll() came first.
     void completeLater(Callback done, ApiResponse response);

@@ -30,6 +30,9 @@ QString Commands::usage()
         "  nack QUEUE ID [--receipt R] [--delay S]\n"
         "  extend QUEUE ID --visibility S [--receipt R]\n"
         "  events QUEUE [ID] [--limit N]           a queue's or one message's recent events\n"
+        "  watch [QUEUE...] [--kinds K[,K]] [--counters]\n"
+        "                                          message events live (queue names may hold * and ?);\n"
+        "                                          reconnects and resumes where it was until Ctrl+C\n"
         "  users list | users add ID --roles R[,R] [--name N] | users rotate|delete ID\n"
         "  users disable|enable ID | users roles ID R[,R]\n"
         "  errors [--limit N]                      the broker's recent errors\n"
@@ -52,7 +55,7 @@ const QStringList &Commands::commandNames()
 {
     static const QStringList names{QStringLiteral("health"),  QStringLiteral("queues"), QStringLiteral("publish"),
                                    QStringLiteral("consume"), QStringLiteral("ack"),    QStringLiteral("nack"),
-                                   QStringLiteral("extend"),  QStringLiteral("events"), QStringLiteral("users"),
+                                   QStringLiteral("extend"),  QStringLiteral("events"), QStringLiteral("watch"), QStringLiteral("users"),
                                    QStringLiteral("errors"),  QStringLiteral("processors"), QStringLiteral("export"), QStringLiteral("import"),
                                    QStringLiteral("metrics"), QStringLiteral("demo"),   QStringLiteral("profiles"),
                                    QStringLiteral("shell"),   QStringLiteral("help")};
@@ -145,6 +148,8 @@ void Commands::run(const QStringList &words)
         return processors(words);
     if (command == u"events")
         return events(words);
+    if (command == u"watch")
+        return watch(words);
     if (command == u"export" || command == u"import")
         return transfer(words);
     if (command == u"profiles")

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "apiclient.h"
+#include "eventstreamparser.h"
 #include "output.h"
 
 #include <QCommandLineParser>
@@ -10,6 +11,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <memory>
 
 namespace BrokerCtl {
 
@@ -61,6 +63,11 @@ private:
     void errors();
     void processors(const QStringList &words);
     void events(const QStringList &words);
+    // watchcommand.cpp
+    struct WatchState;
+    void watch(const QStringList &words);
+    void watchConnect(const std::shared_ptr<WatchState> &state);
+    void printStreamEvent(const StreamEvent &event);
     void demo();
     void demoStep(const QString &queue, int published, int consumed);
     // profilecommands.cpp: list and add saved connections; returns the exit code.

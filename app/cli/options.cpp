@@ -44,6 +44,8 @@ void defineCommandOptions(QCommandLineParser &parser)
     valueOption("batch", "Messages per request (demo, export messages, import messages).", "N");
     valueOption("state", "queues browse, export messages: ready (default), delayed, in_flight, dead; export: or all.", "S");
     valueOption("queue", "processors: only the processors of this queue.", "Q");
+    valueOption("kinds", "watch: only these message event kinds (published, delivered, acked, nacked, ...).", "K[,K]");
+    flag("counters", "watch: queue counters as they change, besides message events.");
     valueOption("url", "Broker URL (API_URL; default http://localhost:8080); for profiles add too.", "URL");
     valueOption("key-file", "profiles add: the file holding the profile's API key.", "FILE");
     valueOption("cacert", "https: trust the CA certificates in this PEM file instead of the system's (API_CACERT); "

@@ -29,6 +29,7 @@ EngineOptions engine(const BrokerConfig &config)
     options.maxBatch = config.api.limits.maxBatch;
     options.maxWaitMs = qint64(config.api.limits.maxWaitSeconds) * 1000;
     options.eventLogPerQueue = config.queues.eventLogSize;
+    options.recentEvents = config.queues.recentEvents;
     return options;
 }
 
@@ -55,6 +56,7 @@ Rest::RestOptions rest(const BrokerConfig &config, const QString &configDir)
     Rest::RestOptions options;
     options.tls = tls(config, configDir);
     options.plaintextBehindProxy = config.api.plaintextBehindProxy;
+    options.events = config.api.events;
     const BrokerConfig::Limits &limits = config.api.limits;
     options.guard.limits.maxBodyBytes = limits.maxBodyBytes;
     options.guard.limits.maxHeaderBytes = limits.maxHeaderBytes;

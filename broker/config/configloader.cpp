@@ -181,12 +181,28 @@ void readTls(YamlContext &context, YamlSection section, Rest::TlsOptions &tls)
     section.finish();
 }
 
+void readEvents(YamlSection section, Rest::EventStreamOptions &events)
+{
+    section.integer("heartbeat_seconds", events.heartbeatSeconds, 1, 300);
+    section.integer("update_interval_ms", events.updateIntervalMs, 50, 60'000);
+    section.integer("max_streams_per_user", events.maxStreamsPerUser, 1, 10'000);
+    section.integer("max_streams_per_address", events.maxStreamsPerAddress, 1, 10'000);
+    qint64 bufferedKiB = events.maxBufferedBytes / 1024;
+    section.integer("max_buffered_kib", bufferedKiB, 16, 64 * 1024);
+    events.maxBufferedBytes = bufferedKiB * 1024;
+    int stallSeconds = events.stallTimeoutMs / 1000;
+    section.integer("stall_timeout_seconds", stallSeconds, 1, 3600);
+    events.stallTimeoutMs = stallSeconds * 1000;
+    section.finish();
+}
+
 void readApi(YamlContext &context, YamlSection section, BrokerConfig::Api &api)
 {
     section.string("bind", api.bind);
     section.integer("port", api.port, 0, 65535);
     section.boolean("plaintext_behind_proxy", api.plaintextBehindProxy);
     readTls(context, section.section("tls"), api.tls);
+    readEvents(section.section("events"), api.events);
     section.stringList("cors_origins", api.corsOrigins);
     // gCore: api.cors {enabled, origins}; disabled means no origin is allowed.
     YamlSection cors = section.section("cors");
@@ -239,6 +255,7 @@ void readQueues(YamlSection section, BrokerConfig::Queues &queues)
     section.integer("visibility_timeout", queues.visibilityTimeoutSeconds, 1, QueueLimits::MaxVisibilityTimeoutSeconds);
     section.integer("max_deliveries", queues.maxDeliveries, 1, QueueLimits::MaxDeliveries);
     section.integer("event_log_size", queues.eventLogSize, 0, 1'000'000);
+    section.integer("recent_events", queues.recentEvents, 100, 1'000'000);
     bool streams = false; // gCore: new queues are streams
     section.boolean("use_streams", streams);
     if (streams)

@@ -118,6 +118,7 @@ struct BrokerConfig
         QStringList corsOrigins;
         RateLimit rateLimit;
         Limits limits;
+        Rest::EventStreamOptions events; // api.events
     } api;
 
     struct Queues
@@ -129,6 +130,7 @@ struct BrokerConfig
         int maxDeliveries = QueueDefaults{}.maxDeliveries;
         QString defaultType = QueueDefaults{}.type; // of queues created without one (gCore: use_streams)
         int eventLogSize = EngineOptions{}.eventLogPerQueue; // events kept per queue
+        int recentEvents = EngineOptions{}.recentEvents;     // events kept over all queues (GET /events' history)
     } queues;
 
     struct Security

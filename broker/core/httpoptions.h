@@ -54,6 +54,19 @@ struct AuthThrottleOptions
     int logIntervalMs = 10'000; // failed/throttled authentications: at most one summary record per interval
 };
 
+// The live event stream (GET /events, api.events).
+struct EventStreamOptions
+{
+    int heartbeatSeconds = 15;       // a comment line on a stream that had nothing else to say this long
+    int updateIntervalMs = 250;      // queue and broker counters are compared and sent at most this often
+    int maxStreamsPerUser = 8;       // open streams per API key's user; beyond: 429
+    int maxStreamsPerAddress = 32;   // per client address (IPv6: per /64); beyond: 429
+    // What may wait for one stream's reader: beyond it no more is written, and the reader later
+    // resumes where it was (or after a `gap` event when the history has moved on).
+    qint64 maxBufferedBytes = 256 * 1024;
+    int stallTimeoutMs = 30'000;     // a reader that takes nothing this long while over the bound is dropped
+};
+
 struct RestOptions
 {
     GuardOptions guard;
@@ -67,6 +80,7 @@ struct RestOptions
     int authFailuresPerMinute = AuthThrottleOptions{}.failuresPerMinute; // per client address, always on
     int authLogIntervalMs = AuthThrottleOptions{}.logIntervalMs;
     Durability durability = Durability::None; // what the store promises
+    EventStreamOptions events;
 };
 
 } // namespace Broker::Rest

@@ -74,6 +74,20 @@ QList<MessageEvent> EventLog::since(quint64 number, int limit) const
     return events;
 }
 
+QList<MessageEvent> EventLog::after(quint64 number, int limit) const
+{
+    QList<MessageEvent> events;
+    if (m_recent.empty() || number >= m_lastNumber || limit <= 0)
+        return events;
+    const quint64 firstKept = m_recent.front().number;
+    const quint64 from = std::max(number + 1, firstKept);
+    const quint64 count = std::min<quint64>(m_lastNumber - from + 1, quint64(limit));
+    events.reserve(qsizetype(count));
+    const auto begin = m_recent.begin() + qsizetype(from - firstKept);
+    events.append(QList<MessageEvent>(begin, begin + qsizetype(count)));
+    return events;
+}
+
 void EventLog::forgetQueue(const QString &queue)
 {
     m_byQueue.erase(queue);

@@ -27,7 +27,12 @@ public:
     QList<MessageEvent> queueEvents(const QString &queue, int limit) const;
     // Events numbered after `number`, oldest first, at most `limit` (the newest ones win).
     QList<MessageEvent> since(quint64 number, int limit) const;
+    // The same, but the oldest win: the next `limit` events after `number` that are still kept,
+    // for a reader that goes through the sequence in steps.
+    QList<MessageEvent> after(quint64 number, int limit) const;
     quint64 lastNumber() const { return m_lastNumber; }
+    // The number of the oldest event still kept over all queues; 0 while none is.
+    quint64 oldestKeptNumber() const { return m_recent.empty() ? 0 : m_recent.front().number; }
     void forgetQueue(const QString &queue);
 
 private:

@@ -10,6 +10,8 @@
 #include "errors/logging.h"
 #include "core/validation.h"
 
+#include <QRandomGenerator>
+
 namespace Broker {
 
 MessageBroker::MessageBroker(QueueStore &store, QueueTypeRegistry &types, const Clock &clock, EngineOptions options,
@@ -23,6 +25,7 @@ MessageBroker::MessageBroker(QueueStore &store, QueueTypeRegistry &types, const 
       m_errors(errors),
       m_startedMs(clock.nowMs()),
       m_events(m_options.eventLogPerQueue, m_options.recentEvents),
+      m_eventEpoch(QByteArray::number(QRandomGenerator::global()->generate(), 36)),
       m_healthTotals(clock),
       m_processors(std::make_unique<ProcessorRegistry>(*this, clock, [this](const QString &queue) { scheduleWake(queue); }))
 {
@@ -282,6 +285,19 @@ ProcessorStatusList MessageBroker::processorStatuses() const
 void MessageBroker::messageEvent(const MessageEvent &event)
 {
     m_events.append(event);
+    if (m_eventWatchers == 0 || m_eventsNoticeDue)
+        return;
+    m_eventsNoticeDue = true;
+    QMetaObject::invokeMethod(this, [this] {
+        m_eventsNoticeDue = false;
+        Q_EMIT eventsAppended();
+    }, Qt::QueuedConnection);
+}
+
+void MessageBroker::watchEvents(bool watch)
+{
+    m_eventWatchers += watch ? 1 : -1;
+    Q_ASSERT(m_eventWatchers >= 0);
 }
 
 void MessageBroker::messagesAvailable(const QString &queue)

@@ -103,6 +103,18 @@ public:
     QList<MessageEvent> lifecycle(const QString &messageId) const;
     QList<MessageEvent> queueEvents(const QString &queue, int limit) const;
 
+    // The broker-wide event sequence, for live streams (GET /events): the next events after
+    // `number` still kept, oldest first, at most `limit`; the newest number; the oldest still kept
+    // (0: none). The numbers start at 1 with every broker: `eventEpoch()`, made at random
+    // when the broker is, tells a number of this broker's from one of an earlier run.
+    QList<MessageEvent> eventsAfter(quint64 number, int limit) const { return m_events.after(number, limit); }
+    quint64 lastEventNumber() const { return m_events.lastNumber(); }
+    quint64 oldestEventNumber() const { return m_events.oldestKeptNumber(); }
+    const QByteArray &eventEpoch() const { return m_eventEpoch; }
+    // While at least one watcher is registered, eventsAppended() follows new events, once per
+    // pass of the event loop however many came (nothing is done per event while none is).
+    void watchEvents(bool watch);
+
     // Everything at once for a UI or /health with a key; events after `sinceEvent` only. Lists
     // every queue: costs in proportion to their number.
     void snapshot(quint64 sinceEvent, Completion<BrokerSnapshot> done);
@@ -120,6 +132,8 @@ Q_SIGNALS:
     void queueUpdated(const QString &name);
     void queueDeleted(const QString &name);
     void queuePurged(const QString &name, qint64 purged);
+    // New events are in the event sequence (see watchEvents).
+    void eventsAppended();
 
 private:
     // StoreListener
@@ -164,6 +178,9 @@ private:
     ErrorManager *m_errors;
     qint64 m_startedMs;
     EventLog m_events;
+    QByteArray m_eventEpoch;
+    int m_eventWatchers = 0;
+    bool m_eventsNoticeDue = false; // eventsAppended() is queued for the next pass of the event loop
     HealthTotals m_healthTotals;
     RateTracker m_rates;
     RateTracker m_partitionRates;

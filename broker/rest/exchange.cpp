@@ -161,6 +161,66 @@ QString withoutPaths(const QString &text)
     return out;
 }
 
+bool Exchange::startStream(int status, const QByteArray &contentType)
+{
+    if (m_answered || !m_channel || !m_channel->isAnswerable(m_requestNumber) || clientGone())
+        return false;
+    m_answered = true;
+    m_streaming = true;
+    m_status = status;
+    m_chunked = m_head.minorVersion != 0;
+    // The head of a response without a length: ResponseBuilder announces one, so it is written here.
+    QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status).toByteArray() + "\r\n";
+    head += "Content-Type: " + contentType + "\r\nX-Request-ID: " + m_requestId
+        + "\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n";
+    for (const auto &[name, value] : extraHeaders)
+        head += name + ": " + value + "\r\n";
+    head += m_chunked ? "Transfer-Encoding: chunked\r\n\r\n" : "Connection: close\r\n\r\n";
+    m_channel->write(head);
+    m_channel->flushPart();
+    if (onAnswered)
+        onAnswered(*this);
+    return true;
+}
+
+void Exchange::streamWrite(const QByteArray &bytes)
+{
+    if (!m_streaming || bytes.isEmpty() || !m_channel || !m_channel->isAnswerable(m_requestNumber))
+        return;
+    if (m_chunked) {
+        m_channel->write(QByteArray::number(bytes.size(), 16) + "\r\n");
+        m_channel->write(bytes);
+        m_channel->write("\r\n");
+    } else {
+        m_channel->write(bytes);
+    }
+    m_channel->flushPart();
+}
+
+void Exchange::endStream()
+{
+    if (!m_streaming)
+        return;
+    m_streaming = false;
+    if (!m_channel || !m_channel->isAnswerable(m_requestNumber))
+        return;
+    if (m_chunked)
+        m_channel->write("0\r\n\r\n");
+    m_channel->finishResponse(true);
+}
+
+qint64 Exchange::unsentBytes() const
+{
+    return m_channel ? m_channel->pendingOutput() : 0;
+}
+
+void Exchange::whenClientLeaves(QObject *context, std::function<void()> then)
+{
+    if (!m_channel)
+        return;
+    QObject::connect(m_channel.data(), &RequestChannel::clientLeft, context, std::move(then), Qt::SingleShotConnection);
+}
+
 void Exchange::send(int status, const QByteArray &contentType, const QByteArray &body)
 {
     if (m_answered)

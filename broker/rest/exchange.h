@@ -67,6 +67,20 @@ public:
     void sendError(const Error &error);
     void sendClose(bool close) { m_closeAfter = close; }
 
+    // A response whose body goes out in pieces as they are written (an event stream): the head now,
+    // each streamWrite() at once, one chunk each (HTTP/1.1 chunked; an HTTP/1.0 body ends with the
+    // connection), and endStream() ends the body and closes the connection. False when the exchange
+    // was answered already or its client has left. Metrics record the stream once it has started.
+    bool startStream(int status, const QByteArray &contentType);
+    void streamWrite(const QByteArray &bytes);
+    void endStream();
+    bool streaming() const { return m_streaming; }
+    // What the client has not taken yet of what was written to it (0 once it left).
+    qint64 unsentBytes() const;
+    // Calls `then` (once, in `context`'s thread) when the client closes its connection while this
+    // exchange is being answered.
+    void whenClientLeaves(QObject *context, std::function<void()> then);
+
     bool answered() const { return m_answered; }
     // True once the client has closed its connection.
     bool clientGone() const;
@@ -95,6 +109,8 @@ private:
     QElapsedTimer m_timer;
     bool m_answered = false;
     bool m_closeAfter = false;
+    bool m_streaming = false;
+    bool m_chunked = false;
     int m_status = 0;
 };
 

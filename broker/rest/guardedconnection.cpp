@@ -67,6 +67,7 @@ void GuardedConnection::releaseChannel()
     if (!m_channel)
         return;
     disconnect(m_channel, nullptr, this, nullptr);
+    m_channel->setOutputGauge({});
     m_channel->release();
     m_channel = nullptr;
 }
@@ -152,6 +153,8 @@ void GuardedConnection::dispatch()
     if (first) {
         m_channel = new RequestChannel(m_socket->peerAddress(), m_socket->peerPort());
         connect(m_channel, &RequestChannel::responseReady, this, &GuardedConnection::respond);
+        connect(m_channel, &RequestChannel::responsePart, this, &GuardedConnection::respondInPart);
+        m_channel->setOutputGauge([this] { return m_peerGone ? 0 : m_socket->pendingOutput(); });
         connect(m_channel, &RequestChannel::abandoned, this, [this] { refuse(400, "Malformed request"); });
     }
     RequestChannel *channel = m_channel;
@@ -186,6 +189,15 @@ void GuardedConnection::respond(const QByteArray &response, bool closeConnection
         return; // answered at once: process() schedules what follows
     process();
     readSocket();
+}
+
+void GuardedConnection::respondInPart(const QByteArray &part)
+{
+    // A streamed response stays the connection's request until it ends: nothing more is read
+    // meanwhile (a client that sends more waits, as behind any unanswered request), and the
+    // stream bounds its own unsent output (see RequestChannel::pendingOutput).
+    if (!m_peerGone && !m_closing)
+        m_socket->write(part);
 }
 
 void GuardedConnection::scheduleResume()

@@ -42,6 +42,7 @@ private:
     void process();
     void dispatch();
     void respond(const QByteArray &response, bool closeConnection);
+    void respondInPart(const QByteArray &part);
     void refuse(int status, const QByteArray &reason);
     void close();
     void peerLeft();

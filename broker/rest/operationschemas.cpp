@@ -38,6 +38,14 @@ QJsonObject operationSchemas()
             "disabled": {"type": "boolean"}},
         "example": {"id": "robot", "name": "CI robot", "roles": ["publisher"], "key_prefix": "bd_x7Qa", "created": 1767225600,
                     "last_used": null, "disabled": false}},
+    "Me": {
+        "type": "object", "additionalProperties": false, "required": ["id", "name", "roles", "permissions"],
+        "properties": {
+            "id": {"type": "string"}, "name": {"type": "string"},
+            "roles": {"type": "array", "items": {"type": "string"}},
+            "permissions": {"type": "array", "items": {"type": "string"},
+                            "description": "the permission patterns the roles grant (globs: publish:*, peek:orders.*, *)"}},
+        "example": {"id": "robot", "name": "CI robot", "roles": ["publisher"], "permissions": ["list_queues", "publish:*"]}},
     "UserList": {
         "type": "object", "additionalProperties": false, "required": ["users", "count"],
         "properties": {"users": {"type": "array", "items": {"$ref": "#/components/schemas/User"}},
@@ -274,6 +282,9 @@ QJsonObject operationSchemas()
                               "properties": {"id": {"type": "string"}, "reason": {"type": "string"}}}}}}}},
     "Metrics": {"type": "string", "description": "Prometheus text exposition format 0.0.4",
                 "example": "# HELP brokerdesk_up 1 while the broker serves.\n# TYPE brokerdesk_up gauge\nbrokerdesk_up 1\n"},
+    "EventStream": {"type": "string",
+                    "description": "Server-Sent Events (docs/rest.md, \"Live events\"): `ready` first (epoch, last_event_id); `message` events with `id:` EPOCH-NUMBER and a MessageEvent as data; `queues` ({full, queues, removed, more}) and `broker` counters when they change; `gap` ({reason, missed, resumes_after}) when events were missed; `: heartbeat` comments",
+                    "example": "retry: 2000\nid: k3x9-41\nevent: ready\ndata: {\"epoch\":\"k3x9\",\"last_event_id\":\"k3x9-41\"}\n\nid: k3x9-42\nevent: message\ndata: {\"number\":42,\"event\":\"published\",\"queue\":\"orders\"}\n\n"},
     "OpenApiDocument": {"type": "object", "description": "An OpenAPI 3.0 document", "required": ["openapi", "info", "paths"],
                         "properties": {"openapi": {"type": "string"}, "info": {"type": "object"}, "paths": {"type": "object"}}}
     })json");

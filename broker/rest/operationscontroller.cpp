@@ -2,6 +2,7 @@
 #include "operationscontroller.h"
 
 #include "clusterstatus.h"
+#include "eventscontroller.h"
 #include "notificationmetrics.h"
 #include "openapi.h"
 #include "prometheustext.h"
@@ -389,6 +390,13 @@ void OperationsController::metrics(const ExchangePtr &exchange)
             NotificationMetrics::append(out, *s.notificationWebhook);
         appendGauge(out, "brokerdesk_http_connections", "Open client connections.", double(m_server.connectionCount()));
         appendGuardMetrics(out, m_server.guardStats(), m_server.bufferedBytes());
+        const EventsController::Stats events = m_server.events().stats();
+        appendSingle(out, "brokerdesk_event_streams", "gauge", "Open event streams (GET /events).", events.open);
+        appendSingle(out, "brokerdesk_event_streams_opened_total", "counter", "Event streams opened.", events.opened);
+        appendSingle(out, "brokerdesk_event_streams_dropped_total", "counter",
+                     "Event streams dropped: their reader took nothing for api.events.stall_timeout_seconds.", events.dropped);
+        appendSingle(out, "brokerdesk_event_stream_gaps_total", "counter",
+                     "Gap events sent: readers told that they missed events.", events.gaps);
         if (const std::shared_ptr<const TlsIdentity> tls = m_server.tlsIdentity())
             appendTlsMetrics(out, *tls, m_context.clock.nowMs());
         out += m_server.httpMetrics().exposition();

@@ -98,6 +98,21 @@ void RequestChannel::finishResponse(bool closeConnection)
         disconnectFromHost();
 }
 
+void RequestChannel::flushPart()
+{
+    if (m_finished || m_response.isEmpty())
+        return;
+    Q_EMIT responsePart(std::exchange(m_response, {}));
+}
+
+void RequestChannel::markClientGone()
+{
+    if (m_clientGone)
+        return;
+    m_clientGone = true;
+    Q_EMIT clientLeft();
+}
+
 void RequestChannel::release()
 {
     m_released = true;

@@ -8,6 +8,8 @@
 #include <QString>
 #include <QTcpSocket>
 
+#include <functional>
+
 namespace Broker::Rest {
 
 // What the guard learnt about a request that QHttpServer is not given.
@@ -66,13 +68,19 @@ public:
     void deliver();
     // The response is complete: hands it to the guard.
     void finishResponse(bool closeConnection = false);
+    // A response written in pieces (an event stream): what was written so far goes to the guard
+    // now, and the response stays open until finishResponse().
+    void flushPart();
+    // The client's output not yet taken by the client (0 once it left), as the guard measures it.
+    qint64 pendingOutput() const { return m_outputGauge ? m_outputGauge() : 0; }
+    void setOutputGauge(std::function<qint64()> gauge) { m_outputGauge = std::move(gauge); }
     // The connection is done with the channel: closed now when no answer is awaited, else once
     // it has come.
     void release();
     // The connection closes after this response (the server is draining).
     void preventKeepAlive() { m_meta.keepAlive = false; }
     // The client closed its connection: the response will go nowhere.
-    void markClientGone() { m_clientGone = true; }
+    void markClientGone();
     bool isClientGone() const { return m_clientGone; }
 
     // A random-access device to QIODevice: QHttpServer's transactional reads then take the request
@@ -88,8 +96,12 @@ Q_SIGNALS:
     // The whole response, once per request. `closeConnection`: the server wants the connection
     // closed after it.
     void responseReady(const QByteArray &response, bool closeConnection);
+    // Part of a response still open (flushPart()).
+    void responsePart(const QByteArray &bytes);
     // QHttpServer closed the channel without a response (it could not parse the request).
     void abandoned();
+    // The client closed its connection while a response was awaited (markClientGone()).
+    void clientLeft();
 
 protected:
     qint64 readData(char *data, qint64 maxSize) override;
@@ -104,6 +116,7 @@ private:
     RequestMeta m_meta;
     QString m_clientLabel;
     KeyMemo m_keyMemo;
+    std::function<qint64()> m_outputGauge;
     quint64 m_requestNumber = 0;
     bool m_finished = true;     // no request awaits its answer
     bool m_released = false;

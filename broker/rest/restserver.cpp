@@ -2,6 +2,7 @@
 #include "restserver.h"
 
 #include "definitionscontroller.h"
+#include "eventscontroller.h"
 #include "guardedtcpserver.h"
 #include "messageactionscontroller.h"
 #include "messagescontroller.h"
@@ -31,6 +32,9 @@ RestServer::RestServer(RestContext context, QObject *parent)
     m_controllers.push_back(std::make_unique<DefinitionsController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<ProcessorsController>(m_context, m_router));
     m_controllers.push_back(std::make_unique<OperationsController>(m_context, m_router, *this));
+    auto events = std::make_unique<EventsController>(m_context, m_router);
+    m_events = events.get();
+    m_controllers.push_back(std::move(events));
 }
 
 RestServer::~RestServer() = default;
@@ -110,6 +114,7 @@ qint64 RestServer::bufferedBytes() const
 
 void RestServer::stopAccepting()
 {
+    m_events->finishAll(); // open streams would hold their connections until the drain times out
     if (m_tcp)
         m_tcp->stopAccepting();
     else

@@ -21,6 +21,7 @@ namespace Broker::Rest {
 
 class GuardedTcpServer;
 class Controller;
+class EventsController;
 
 // The REST API on Qt HttpServer: QAbstractHttpServer parses each request (the guarded TCP server
 // feeds it one complete request at a time) and this class routes it through request ids, CORS,
@@ -52,6 +53,7 @@ public:
     qint64 refusedConnections() const; // over the connection caps or while stopping
     GuardStats guardStats() const;     // refusals and cut-offs per reason
     qint64 bufferedBytes() const;      // unsent output and unanswered input of all connections
+    const EventsController &events() const { return *m_events; }
     const RestContext &context() const { return m_context; }
 
 Q_SIGNALS:
@@ -75,6 +77,7 @@ private:
     AuthThrottle m_authThrottle; // failed authentications, per client address
     RateLimiter m_requests;     // per user, when enabled
     std::vector<std::unique_ptr<Controller>> m_controllers;
+    EventsController *m_events = nullptr; // one of m_controllers
     QPointer<GuardedTcpServer> m_tcp;
 };
 

@@ -29,7 +29,6 @@ void writeQueueConfig(JsonWriter &out, const QueueConfig &config)
     out.endObject();
 }
 
-namespace {
 void writeRates(JsonWriter &out, const QueueRates &rates)
 {
     out.beginObject();
@@ -39,7 +38,6 @@ void writeRates(JsonWriter &out, const QueueRates &rates)
     out.key("consume_per_second_1m").value(rates.consume1m);
     out.endObject();
 }
-} // namespace
 
 void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail, const QString &durability)
 {

@@ -20,6 +20,8 @@ using Broker::JsonWriter;
 // `durability` (detail only): what the store promises for this queue's messages.
 void writeQueue(JsonWriter &out, const QueueInfo &queue, bool detail, const QString &durability = {});
 void writeQueueConfig(JsonWriter &out, const QueueConfig &config);
+// {publish_per_second, publish_per_second_1m, consume_per_second, consume_per_second_1m}
+void writeRates(JsonWriter &out, const QueueRates &rates);
 // Messages are written as text: their data is embedded as stored (compact JSON), unparsed.
 void writeMessage(JsonWriter &out, const Message &message);
 // A message as browsing shows it: writeMessage's fields plus its `state` and, in flight,

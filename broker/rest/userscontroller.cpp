@@ -55,6 +55,10 @@ UsersController::UsersController(RestContext &context, Router &router) : Control
     router.add({Method::Get, QStringLiteral("/users"), QStringLiteral("List users (never keys)"), ManageUsers, true,
                 {QStringLiteral("listUsers"), tag, {}, false, {}, {ok(QStringLiteral("UserList")), denied}, false},
                 bind(&UsersController::list)});
+    router.add({Method::Get, QStringLiteral("/me"),
+                QStringLiteral("The caller: its user, roles and the permission patterns they grant (what a client may offer)"),
+                {}, true, {QStringLiteral("getMe"), tag, {}, false, {}, {ok(QStringLiteral("Me"))}, false},
+                bind(&UsersController::me)});
     router.add({Method::Post, QStringLiteral("/users"), QStringLiteral("Add a user; the new key is shown once"), ManageUsers, true,
                 {QStringLiteral("createUser"), tag, QStringLiteral("UserCreateRequest"), true, {},
                  {ok(QStringLiteral("KeyIssued")),
@@ -93,6 +97,22 @@ bool UsersController::mayManage(const ExchangePtr &exchange, const QString &id) 
     else
         exchange->sendError(allowed.error());
     return false;
+}
+
+void UsersController::me(const ExchangePtr &exchange)
+{
+    const User &user = *exchange->user;
+    QStringList permissions;
+    for (const QString &role : user.roles) {
+        for (const QString &pattern : m_context.policy.patternsOf(role)) {
+            if (!permissions.contains(pattern))
+                permissions.append(pattern);
+        }
+    }
+    exchange->sendJson(200, QJsonObject{{QStringLiteral("id"), user.id},
+                                        {QStringLiteral("name"), user.name},
+                                        {QStringLiteral("roles"), QJsonArray::fromStringList(user.roles)},
+                                        {QStringLiteral("permissions"), QJsonArray::fromStringList(permissions)}});
 }
 
 void UsersController::list(const ExchangePtr &exchange)

@@ -15,6 +15,7 @@ public:
 
 private:
     void list(const ExchangePtr &exchange);
+    void me(const ExchangePtr &exchange);
     void create(const ExchangePtr &exchange);
     void update(const ExchangePtr &exchange);
     void remove(const ExchangePtr &exchange);

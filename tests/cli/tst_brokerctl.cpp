@@ -109,6 +109,8 @@ private Q_SLOTS:
     void retriesUntilTheServerRecovers();
     void doesNotRetryClientErrors();
     void doesNotRepeatAPublishThatMayHaveBeenDone();
+    void watchPrintsEventsLive();
+    void watchWithAWrongKeyFails();
 };
 
 void TestBrokerctl::initTestCase()
@@ -362,3 +364,52 @@ void TestBrokerctl::doesNotRetryClientErrors()
 
 QTEST_GUILESS_MAIN(TestBrokerctl)
 #include "tst_brokerctl.moc"
+
+void TestBrokerctl::watchPrintsEventsLive()
+{
+    QCOMPARE(ctl({"queues", "create", "cli.watched"}).exitCode, 0);
+    QCOMPARE(ctl({"queues", "create", "cli.unwatched"}).exitCode, 0);
+    QProcess watch;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("API_URL", m_url);
+    env.insert("API_KEY", QString::fromLatin1(AdminKey));
+    watch.setProcessEnvironment(env);
+    watch.start(BROKERCTL_PATH, {"watch", "cli.watch*", "-o", "json"});
+    QVERIFY(watch.waitForStarted());
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += watch.readAllStandardError()).contains("watching"), 10'000);
+
+    QCOMPARE(ctl({"publish", "cli.unwatched", R"({"n":0})"}).exitCode, 0);
+    QCOMPARE(ctl({"publish", "cli.watched", R"({"n":1})"}).exitCode, 0);
+    QCOMPARE(ctl({"consume", "cli.watched"}).exitCode, 0);
+    QByteArray out;
+    QList<QJsonObject> events;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            out += watch.readAllStandardOutput();
+            events.clear();
+            for (const QByteArray &line : out.split('\n')) {
+                const QJsonObject event = QJsonDocument::fromJson(line).object();
+                if (event.value("type").toString() == "message") // besides: ready (and heartbeats are not printed)
+                    events.append(event);
+            }
+            return events.size() >= 2;
+        }(),
+        10'000);
+    watch.terminate();
+    QVERIFY(watch.waitForFinished(5000));
+    QCOMPARE(events[0].value("type").toString(), QString("message"));
+    QCOMPARE(events[0].value("data").toObject().value("queue").toString(), QString("cli.watched"));
+    QCOMPARE(events[0].value("data").toObject().value("event").toString(), QString("published"));
+    QVERIFY(events[0].value("id").toString().contains('-'));
+    QCOMPARE(events[1].value("data").toObject().value("event").toString(), QString("delivered"));
+    for (const QJsonObject &event : events)
+        QVERIFY(!QJsonDocument(event).toJson().contains("cli.unwatched"));
+}
+
+void TestBrokerctl::watchWithAWrongKeyFails()
+{
+    const Run r = ctl({"watch"}, {}, {}, {"API_KEY=not-a-key-of-this-broker"});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains("401"), r.err.constData());
+}

@@ -37,6 +37,8 @@ class TestAccessRules : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void meNamesTheCallerAndWhatItMayDo_data();
+    void meNamesTheCallerAndWhatItMayDo();
     void manageUsersGrantsOnlyWhatItHolds_data();
     void manageUsersGrantsOnlyWhatItHolds();
     void lastAdminStaysOnEveryPath_data();
@@ -52,6 +54,34 @@ private Q_SLOTS:
     void pathsAreTakenOutOfText_data();
     void pathsAreTakenOutOfText();
 };
+
+void TestAccessRules::meNamesTheCallerAndWhatItMayDo_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<QStringList>("permissions");
+    QTest::addRow("admin") << AdminKey << "admin_user" << QStringList{"*"};
+    QTest::addRow("publisher") << PublisherKey << "publisher_user" << QStringList{"list_queues", "publish:*"};
+    QTest::addRow("consumer") << ConsumerKey << "consumer_user" << QStringList{"list_queues", "consume:*", "peek:*"};
+}
+
+void TestAccessRules::meNamesTheCallerAndWhatItMayDo()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(QString, id);
+    QFETCH(QStringList, permissions);
+    RestFixture f;
+    const HttpResponse me = f.request("GET", "/me", key);
+    QCOMPARE(me.status, 200);
+    QCOMPARE(me.json().value("id").toString(), id);
+    QStringList granted;
+    for (const QJsonValue &permission : me.json().value("permissions").toArray())
+        granted.append(permission.toString());
+    granted.sort();
+    permissions.sort();
+    QCOMPARE(granted, permissions);
+    QCOMPARE(f.request("GET", "/me").status, 401);
+}
 
 void TestAccessRules::manageUsersGrantsOnlyWhatItHolds_data()
 {
