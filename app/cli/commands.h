@@ -2,7 +2,8 @@
 #pragma once
 
 #include "apiclient.h"
-#include "eventstreamparser.h"
+
+#include "core/eventstreamparser.h"
 #include "output.h"
 
 #include <QCommandLineParser>
@@ -67,7 +68,7 @@ private:
     struct WatchState;
     void watch(const QStringList &words);
     void watchConnect(const std::shared_ptr<WatchState> &state);
-    void printStreamEvent(const StreamEvent &event);
+    void printStreamEvent(const Broker::StreamEvent &event);
     void demo();
     void demoStep(const QString &queue, int published, int consumed);
     // profilecommands.cpp: list and add saved connections; returns the exit code.

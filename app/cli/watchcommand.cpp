@@ -4,7 +4,8 @@
 #include "commands.h"
 
 #include "commandsupport.h"
-#include "eventstreamparser.h"
+
+#include "core/eventstreamparser.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -26,7 +27,7 @@ constexpr int LongestRetryMs = 30'000;
 struct Commands::WatchState
 {
     QString path;
-    EventStreamParser parser;
+    Broker::EventStreamParser parser;
     int failures = 0;     // connections in a row that ended without an event
     bool announced = false;
 };
@@ -53,7 +54,7 @@ void Commands::watchConnect(const std::shared_ptr<WatchState> &state)
     // Three heartbeats missed: the connection is taken as lost.
     m_client.stream(state->path, headers, 3 * HeartbeatSeconds * 1000,
         [this, state](const QByteArray &bytes) {
-            for (const StreamEvent &event : state->parser.feed(bytes)) {
+            for (const Broker::StreamEvent &event : state->parser.feed(bytes)) {
                 state->failures = 0;
                 printStreamEvent(event);
             }
@@ -76,7 +77,7 @@ void Commands::watchConnect(const std::shared_ptr<WatchState> &state)
         });
 }
 
-void Commands::printStreamEvent(const StreamEvent &event)
+void Commands::printStreamEvent(const Broker::StreamEvent &event)
 {
     const QByteArray &type = event.type;
     const QJsonObject json = QJsonDocument::fromJson(event.data).object();

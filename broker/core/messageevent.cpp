@@ -23,4 +23,13 @@ const char *messageEventKindName(MessageEventKind kind)
     return "unknown";
 }
 
+std::optional<MessageEventKind> messageEventKindFromName(QStringView name)
+{
+    for (MessageEventKind kind : AllMessageEventKinds) {
+        if (name == QLatin1StringView(messageEventKindName(kind)))
+            return kind;
+    }
+    return std::nullopt;
+}
+
 } // namespace Broker

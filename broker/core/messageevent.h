@@ -2,6 +2,9 @@
 #pragma once
 
 #include <QString>
+#include <QStringView>
+
+#include <optional>
 
 namespace Broker {
 
@@ -21,7 +24,16 @@ enum class MessageEventKind : quint8 {
     Requeued,     // made deliverable now by an operator (a lease or a delay ended early)
 };
 
+// Every kind, in declaration order.
+inline constexpr MessageEventKind AllMessageEventKinds[] = {
+    MessageEventKind::Published, MessageEventKind::Delivered, MessageEventKind::Acked, MessageEventKind::Nacked,
+    MessageEventKind::LeaseExpired, MessageEventKind::Expired, MessageEventKind::DeadLettered, MessageEventKind::Dropped,
+    MessageEventKind::Redriven, MessageEventKind::Purged, MessageEventKind::Deleted, MessageEventKind::Moved,
+    MessageEventKind::Requeued};
+
 const char *messageEventKindName(MessageEventKind kind);
+// The kind messageEventKindName() calls `name`; none for any other text.
+std::optional<MessageEventKind> messageEventKindFromName(QStringView name);
 
 // One step in a message's life. Small on purpose: the engine keeps thousands of these.
 struct MessageEvent

@@ -16,11 +16,6 @@ using Method = QHttpServerRequest::Method;
 namespace {
 
 constexpr int MaxQueuePatterns = 32;
-constexpr MessageEventKind AllKinds[] = {
-    MessageEventKind::Published, MessageEventKind::Delivered, MessageEventKind::Acked, MessageEventKind::Nacked,
-    MessageEventKind::LeaseExpired, MessageEventKind::Expired, MessageEventKind::DeadLettered, MessageEventKind::Dropped,
-    MessageEventKind::Redriven, MessageEventKind::Purged, MessageEventKind::Deleted, MessageEventKind::Moved,
-    MessageEventKind::Requeued};
 
 // The values of a list parameter, given comma-separated, repeated, or both.
 QStringList listParameter(const QUrlQuery &query, const QString &name)
@@ -36,7 +31,7 @@ QStringList listParameter(const QUrlQuery &query, const QString &name)
 QString kindNames()
 {
     QStringList names;
-    for (MessageEventKind kind : AllKinds)
+    for (MessageEventKind kind : AllMessageEventKinds)
         names.append(QString::fromLatin1(messageEventKindName(kind)));
     return names.join(u", ");
 }
@@ -111,10 +106,8 @@ Result<EventSelection> EventsController::selection(const ExchangePtr &exchange, 
     }
 
     for (const QString &name : listParameter(query, QStringLiteral("kinds"))) {
-        const auto *kind = std::find_if(std::begin(AllKinds), std::end(AllKinds), [&](MessageEventKind candidate) {
-            return name == QLatin1StringView(messageEventKindName(candidate));
-        });
-        if (kind == std::end(AllKinds))
+        const std::optional<MessageEventKind> kind = messageEventKindFromName(name);
+        if (!kind)
             return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid kinds: '%1'").arg(name.left(64)),
                          QStringLiteral("One or more of %1").arg(kindNames())};
         selection.kinds.append(*kind);

@@ -4,7 +4,7 @@
 #include <QByteArray>
 #include <QList>
 
-namespace BrokerCtl {
+namespace Broker {
 
 // One Server-Sent Event as the stream spelled it (HTML Living Standard, "event stream
 // interpretation"): its type ("message" when it named none), its data lines joined by '\n', and
@@ -38,4 +38,4 @@ private:
     int m_retryMs = 0;
 };
 
-} // namespace BrokerCtl
+} // namespace Broker

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "eventstreamparser.h"
 
-namespace BrokerCtl {
+namespace Broker {
 
 QList<StreamEvent> EventStreamParser::feed(const QByteArray &bytes)
 {
@@ -59,4 +59,4 @@ void EventStreamParser::line(const QByteArray &text, QList<StreamEvent> &events)
     }
 }
 
-} // namespace BrokerCtl
+} // namespace Broker
