@@ -622,7 +622,13 @@ private Q_SLOTS:
         qInfo("peak unsent output %lld bytes, RSS growth %lld bytes", peakBuffered, growth);
         // One pump's events may go over the bound once.
         QVERIFY2(peakBuffered <= options.events.maxBufferedBytes + 256 * 1024, qPrintable(QString::number(peakBuffered)));
+#ifndef __SANITIZE_ADDRESS__
         QVERIFY2(growth < 24 * 1024 * 1024, qPrintable(QString::number(growth)));
+#else
+        // AddressSanitizer keeps freed memory in quarantine (256 MB) and the process's RSS grows with
+        // every allocation whatever is still held: there the unsent output above is the measure.
+        Q_UNUSED(growth)
+#endif
         QTRY_COMPARE_WITH_TIMEOUT(f.server->events().stats().dropped, 1, 10'000);
         QTRY_COMPARE(f.server->events().stats().open, 0);
     }
