@@ -3,6 +3,8 @@
 find_package(Qt6 6.4 REQUIRED COMPONENTS Core Network)
 if(BROKER_BUILD_UI)
     find_package(Qt6 REQUIRED COMPONENTS Widgets)
+    # qtkeychain-qt6-dev: the desktop keeps remote brokers' API keys in the keyring.
+    find_package(Qt6Keychain REQUIRED)
 endif()
 find_package(yaml-cpp 0.7 REQUIRED)
 find_package(PkgConfig REQUIRED)

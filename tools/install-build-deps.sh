@@ -10,7 +10,7 @@ set -eu
 # certificates with it (tests/support/tlscertificates.h).
 PACKAGES="cmake g++ make pkg-config ca-certificates
 qt6-base-dev qt6-base-dev-tools libyaml-cpp-dev
-qt6-httpserver-dev qt6-websockets-dev libreadline-dev
+qt6-httpserver-dev qt6-websockets-dev libreadline-dev qtkeychain-qt6-dev
 fonts-dejavu-core
 libhiredis-dev redis-server libssl-dev openssl
 lintian desktop-file-utils appstream curl"

@@ -8,6 +8,8 @@
 #include "forecastalerts.h"
 #include "keydialog.h"
 #include "palette.h"
+#include "brokerspage.h"
+#include "keyring.h"
 #include "overviewpage.h"
 #include "queuedetailpage.h"
 #include "queuespage.h"
@@ -20,6 +22,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QFileInfo>
 #include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -51,7 +54,7 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     m_nav->setFrameShape(QFrame::NoFrame);
     m_nav->setFixedWidth(160);
     m_nav->setIconSize(QSize(16, 16));
-    m_nav->setToolTip(tr("Pages: Ctrl+1 … Ctrl+6"));
+    m_nav->setToolTip(tr("Pages: Ctrl+1 … Ctrl+7"));
     m_stack = new QStackedWidget;
     layout->addWidget(m_nav);
     layout->addWidget(m_stack, 1);
@@ -70,6 +73,14 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     addPage(m_users, tr("Users"), QStringLiteral("system-users"), tr("Users, their roles and API keys"));
     addPage(m_errors, tr("Errors"), QStringLiteral("dialog-warning"), tr("What went wrong, how often, and where"));
     addPage(m_settings, tr("Settings"), QStringLiteral("preferences-system"), tr("The broker's configuration file"));
+    // Remote brokers: their connections beside the configuration file (no keys: those are in the keyring).
+    m_brokers = new BrokersPage(ConnectionProfiles(settings.configFile.isEmpty()
+                                                       ? ConnectionProfiles::defaultFile()
+                                                       : QFileInfo(settings.configFile).absoluteDir().filePath(QStringLiteral("connections.json"))),
+                                new Keyring(QStringLiteral("brokerdesk"), this));
+    addPage(m_brokers, tr("Brokers"), QStringLiteral("network-server"),
+            tr("Every broker this desktop follows, this app's and remote ones, live"));
+    connect(m_brokers, &BrokersPage::embeddedOpened, this, [this] { showPage(Overview); });
     connect(m_nav, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
     // Queue detail: a stack page without a sidebar entry, opened from the queues table.
     m_queueDetail = new QueueDetailPage(client);
@@ -96,6 +107,7 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     connect(m_settings, &SettingsPage::applyRequested, this, &MainWindow::applySettings);
     connect(m_settings, &SettingsPage::tlsReloadRequested, this, &MainWindow::reloadTls);
     setUpTray();
+    m_brokers->loadConnections();
     m_definitions = new DefinitionsActions(client, this);
     buildMenus();
 
@@ -241,7 +253,7 @@ void MainWindow::buildMenus()
     help->addAction(tr("&Keyboard shortcuts"), this, [this] {
         QMessageBox::information(this, tr("Keyboard shortcuts"),
                                  tr("<table>"
-                                    "<tr><td>Ctrl+1 … Ctrl+6&nbsp;&nbsp;</td><td>pages</td></tr>"
+                                    "<tr><td>Ctrl+1 … Ctrl+7&nbsp;&nbsp;</td><td>pages</td></tr>"
                                     "<tr><td>Ctrl+F</td><td>filter</td></tr>"
                                     "<tr><td>Ctrl+N</td><td>new queue</td></tr>"
                                     "<tr><td>Delete</td><td>delete the selected queue</td></tr>"
@@ -289,6 +301,7 @@ void MainWindow::showStartReport(const StartReport &report, bool showKeys)
         return;
     }
     m_urlLabel->setText(report.apiUrl);
+    m_brokers->showEmbeddedState(m_client.state(), report.apiUrl);
     for (const QString &warning : report.configWarnings)
         statusBar()->showMessage(warning, 10000);
     for (const IssuedKey &key : showKeys ? report.issuedKeys : QList<IssuedKey>{}) {
@@ -305,6 +318,7 @@ void MainWindow::showStartReport(const StartReport &report, bool showKeys)
 void MainWindow::stateChanged(BrokerClient::State state)
 {
     m_overview->showState(state);
+    m_brokers->showEmbeddedState(state, state == BrokerClient::State::Running ? m_urlLabel->text() : QString());
     switch (state) {
     case BrokerClient::State::Stopped: m_stateLabel->setText(tr("Broker stopped")); break;
     case BrokerClient::State::Starting: m_stateLabel->setText(tr("Starting the broker…")); break;
@@ -329,6 +343,7 @@ void MainWindow::applySnapshot(const BrokerSnapshot &snapshot)
     m_queues->showSnapshot(snapshot);
     m_flow->showSnapshot(snapshot);
     m_queueDetail->showSnapshot(snapshot);
+    m_brokers->showEmbeddedSnapshot(snapshot);
     m_forecastAlerts->check(snapshot);
     m_lastApplyMs = double(timer.nsecsElapsed()) / 1e6;
     if (m_tray) {
@@ -436,7 +451,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
 
 QString MainWindow::pageFileName(Page page)
 {
-    static const char *const names[PageCount] = {"overview", "queues", "flow", "users", "errors", "settings"};
+    static const char *const names[PageCount] = {"overview", "queues", "flow", "users", "errors", "settings", "brokers"};
     return QString::fromLatin1(names[page]) + QStringLiteral(".png");
 }
 

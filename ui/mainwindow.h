@@ -14,6 +14,7 @@ class QSystemTrayIcon;
 
 namespace Broker::Ui {
 
+class BrokersPage;
 class DefinitionsActions;
 class ErrorsPage;
 class FlowPage;
@@ -31,7 +32,7 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    enum Page { Overview, Queues, Flow, Users, Errors, Settings, PageCount };
+    enum Page { Overview, Queues, Flow, Users, Errors, Settings, Brokers, PageCount };
 
     MainWindow(BrokerClient &client, const HostSettings &settings, QWidget *parent = nullptr);
     ~MainWindow() override;
@@ -50,6 +51,7 @@ public:
     UsersPage *usersPage() const { return m_users; }
     ErrorsPage *errorsPage() const { return m_errors; }
     SettingsPage *settingsPage() const { return m_settings; }
+    BrokersPage *brokersPage() const { return m_brokers; }
     QWidget *pageWidget(Page page) const;
     Page currentPage() const;
     // Focuses the current page's filter field (Ctrl+F), if it has one.
@@ -89,6 +91,7 @@ private:
     UsersPage *m_users;
     ErrorsPage *m_errors;
     SettingsPage *m_settings;
+    BrokersPage *m_brokers;
     QueueDetailPage *m_queueDetail;
     ForecastAlerts *m_forecastAlerts;
     QLabel *m_stateLabel;

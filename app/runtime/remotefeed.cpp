@@ -13,6 +13,9 @@
 #include <QRandomGenerator>
 #include <QSslConfiguration>
 
+#include <algorithm>
+#include <utility>
+
 namespace Broker {
 
 namespace {

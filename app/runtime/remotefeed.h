@@ -71,6 +71,10 @@ public:
 
     // The broker as last assembled (queues sorted by name; recentEvents empty).
     BrokerSnapshot snapshot() const;
+    // Its broker-wide fields alone (health, storage, totals, rates), and its number of queues:
+    // what an overview needs, without copying every queue.
+    const BrokerSnapshot &brokerCounters() const { return m_broker; }
+    int queueCount() const { return int(m_queues.size()); }
     QByteArray lastEventId() const { return m_parser.lastEventId(); }
     // Events the broker said this feed missed (gap events), since it was made.
     qint64 eventsMissed() const { return m_eventsMissed; }
