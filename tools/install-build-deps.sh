@@ -8,12 +8,15 @@ set -eu
 # lintian, desktop-file-utils, appstream: the packaging checks (tests/packaging).
 # libssl-dev: checking that a TLS key belongs to its certificate; openssl: the TLS tests make their
 # certificates with it (tests/support/tlscertificates.h).
+# qtkeychain-qt6-dev: the desktop keeps remote brokers' API keys in the keyring; dbus, gnome-keyring:
+# its test runs a Secret Service of its own (tests/ui/with-keyring.sh).
 PACKAGES="cmake g++ make pkg-config ca-certificates
 qt6-base-dev qt6-base-dev-tools libyaml-cpp-dev
 qt6-httpserver-dev qt6-websockets-dev libreadline-dev qtkeychain-qt6-dev
 fonts-dejavu-core
 libhiredis-dev redis-server libssl-dev openssl
-lintian desktop-file-utils appstream curl"
+lintian desktop-file-utils appstream curl
+dbus gnome-keyring"
 # nodejs, npm: the OpenAPI lint (npx @redocly/cli, pinned in tools/openapi). Asked for only when
 # npx is missing, so that a Node.js installed otherwise (NodeSource, nvm) is left alone.
 command -v npx >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs npm"

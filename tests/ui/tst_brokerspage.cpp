@@ -10,6 +10,7 @@
 #include "ui/messagebar.h"
 
 #include <QApplication>
+#include <QCoreApplication>
 #include <QFile>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -139,8 +140,37 @@ private Q_SLOTS:
         QCOMPARE(cell(page, "wrong", BrokersTableModel::Queues), QStringLiteral("—"));
     }
 
+    // Under with-keyring.sh (a Secret Service of its own): the key goes to the keyring, and a page
+    // made later (the next start) reads it from there and connects.
+    void keysInTheKeyringAreUsedOnTheNextStart()
+    {
+        if (qEnvironmentVariableIntValue("BROKER_TEST_KEYRING") != 1)
+            QSKIP("needs a Secret Service: runs as tst_brokerspage_keyring (with-keyring.sh)");
+        Keyring keyring(QStringLiteral("brokerdesk-test-%1").arg(QCoreApplication::applicationPid()));
+        const QString file = m_dir.filePath("keyring/connections.json");
+        {
+            BrokersPage page(ConnectionProfiles(file), &keyring);
+            QVERIFY(page.addConnection({QStringLiteral("server"), QUrl(m_url), {}, ConnectionProfile::KeySource::Keyring, {}},
+                                       AdminKey).ok());
+            QTRY_VERIFY_WITH_TIMEOUT(cell(page, "server", BrokersTableModel::Connection).startsWith("connected"), 10'000);
+        }
+        QByteArray stored;
+        QObject context;
+        QTRY_VERIFY_WITH_TIMEOUT([&] {
+            keyring.read(QStringLiteral("server"), &context, [&](Result<QByteArray> key) { stored = key ? *key : QByteArray(); });
+            QTest::qWait(100);
+            return stored == AdminKey;
+        }(), 10'000);
+        BrokersPage next(ConnectionProfiles(file), &keyring);
+        next.loadConnections();
+        QTRY_VERIFY_WITH_TIMEOUT(cell(next, "server", BrokersTableModel::Connection).startsWith("connected as desk_admin"), 10'000);
+        keyring.remove(QStringLiteral("server"));
+    }
+
     void withoutAKeyringTheKeyIsKeptForTheSession()
     {
+        if (qEnvironmentVariableIntValue("BROKER_TEST_KEYRING") == 1)
+            QSKIP("a keyring runs here");
         // No session bus: the keyring cannot be reached, as on a server or in CI.
         qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus");
         Keyring keyring(QStringLiteral("brokerdesk-test"));
