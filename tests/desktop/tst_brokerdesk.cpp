@@ -106,9 +106,9 @@ void TestBrokerdesk::rendersEveryPageToPng()
     process.start(BROKERDESK_PATH, {"--screenshots", out.path()});
     QVERIFY(process.waitForFinished(60000));
     QVERIFY2(process.exitCode() == 0, process.readAllStandardError());
-    // Six pages and the queue detail's two tabs, in the desktop's palette and in the dark theme.
-    const QStringList expected{"errors.png", "flow.png",   "overview.png", "queue-detail.png", "queue-messages.png",
-                               "queues.png", "settings.png", "users.png"};
+    // Seven pages and the queue detail's two tabs, in the desktop's palette and in the dark theme.
+    const QStringList expected{"brokers.png", "errors.png", "flow.png", "overview.png", "queue-detail.png",
+                               "queue-messages.png", "queues.png", "settings.png", "users.png"};
     for (const QString &dir : {out.path(), out.filePath("dark")}) {
         const QStringList files = QDir(dir).entryList({"*.png"}, QDir::Files, QDir::Name);
         QCOMPARE(files, expected);
