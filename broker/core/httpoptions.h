@@ -65,6 +65,8 @@ struct EventStreamOptions
     // resumes where it was (or after a `gap` event when the history has moved on).
     qint64 maxBufferedBytes = 256 * 1024;
     int stallTimeoutMs = 30'000;     // a reader that takes nothing this long while over the bound is dropped
+
+    friend bool operator==(const EventStreamOptions &, const EventStreamOptions &) = default;
 };
 
 struct RestOptions

@@ -256,6 +256,26 @@ void TestConfigLoader::connectionGuardKeys()
     QCOMPARE(c.api.limits.outputDrainTimeoutSeconds, 4);
     // Below the smallest sensible bound is an error, not a silent clamp.
     QVERIFY(!ConfigLoader::loadText("api: {limits: {max_pending_output_bytes: 100}}", "broker.yaml").ok());
+
+    // The event stream's keys and the history it resumes from.
+    QCOMPARE(shipped->config.api.events, d.api.events);
+    QCOMPARE(shipped->config.queues.recentEvents, d.queues.recentEvents);
+    const Result<LoadedConfig> events = ConfigLoader::loadText(
+        "api: {events: {heartbeat_seconds: 5, update_interval_ms: 100, max_streams_per_user: 2, "
+        "max_streams_per_address: 3, max_buffered_kib: 64, stall_timeout_seconds: 7}}\n"
+        "message_broker: {recent_events: 20000}\n",
+        "broker.yaml");
+    QVERIFY2(events.ok(), events.ok() ? "" : qPrintable(events.error().message));
+    QVERIFY(events->warnings.isEmpty());
+    const Rest::EventStreamOptions &e = events->config.api.events;
+    QCOMPARE(e.heartbeatSeconds, 5);
+    QCOMPARE(e.updateIntervalMs, 100);
+    QCOMPARE(e.maxStreamsPerUser, 2);
+    QCOMPARE(e.maxStreamsPerAddress, 3);
+    QCOMPARE(e.maxBufferedBytes, 64 * 1024);
+    QCOMPARE(e.stallTimeoutMs, 7000);
+    QCOMPARE(events->config.queues.recentEvents, 20000);
+    QVERIFY(!ConfigLoader::loadText("api: {events: {max_buffered_kib: 1}}", "broker.yaml").ok());
 }
 
 // gCore's file as it ships: its "full mode" on Redis/Valkey, said in a note, nothing unknown.

@@ -122,6 +122,16 @@ private Q_SLOTS:
         }
     }
 
+    void aFileThatCannotBeWrittenIsAnErrorThatNamesIt()
+    {
+        // Below a regular file no folder can be made, whoever runs the test (root included).
+        const QString file = write("not-a-folder", "x") + "/connections.json";
+        const Result<void> saved = ConnectionProfiles(file).save(
+            {{QStringLiteral("lab"), QUrl(QStringLiteral("http://h:1")), {}, ConnectionProfile::KeySource::AskEachSession, {}}});
+        QVERIFY(!saved.ok());
+        QVERIFY2(saved.error().message.contains(file), qPrintable(saved.error().message));
+    }
+
     void aKeyFileGivesItsFirstLineTrimmed()
     {
         const Result<QByteArray> key = readKeyFile(write("k.key", "  abc-123 \nignored\n"));

@@ -186,6 +186,20 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(cell(again, "server", BrokersTableModel::Connection).contains("Reconnect asks for the key"), 10'000);
     }
 
+    void aConnectionThatCannotBeSavedIsNotAdded()
+    {
+        QFile blocker(m_dir.filePath("blocker"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        BrokersPage page(ConnectionProfiles(m_dir.filePath("blocker/connections.json")), nullptr);
+        const Result<void> added = page.addConnection(
+            {QStringLiteral("server"), QUrl(m_url), {}, ConnectionProfile::KeySource::AskEachSession, {}}, AdminKey);
+        QVERIFY(!added.ok());
+        QVERIFY2(added.error().message.contains("cannot write"), qPrintable(added.error().message));
+        QCOMPARE(page.model()->rowCount(), 1);
+        QCOMPARE(page.feed("server"), nullptr);
+    }
+
     void aProfileThatDoesNotCheckOutIsRefused()
     {
         BrokersPage page(ConnectionProfiles(m_dir.filePath("bad/connections.json")), nullptr);
