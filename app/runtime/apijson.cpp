@@ -87,6 +87,17 @@ std::optional<QueueInfo> queueInfo(const QJsonObject &json)
     return info;
 }
 
+std::optional<QueueInfo> createdQueue(const QJsonObject &json)
+{
+    QueueInfo info;
+    info.name = json.value(u"queue").toString();
+    if (info.name.isEmpty())
+        return std::nullopt;
+    info.config = config(json.value(u"config").toObject());
+    info.created = json.value(u"created").toDouble();
+    return info;
+}
+
 std::optional<MessageEvent> messageEvent(const QJsonObject &json)
 {
     const std::optional<MessageEventKind> kind = messageEventKindFromName(json.value(u"event").toString());

@@ -1,0 +1,923 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// RemoteApi against a broker's REST API on a free loopback port: every command's result compared
+// with what the broker then holds, the broker's refusals as the engine's error codes, and the
+// transport's failures: a broker that is gone, one that accepts and never answers (deadlines, the
+// in-flight bound, a FIFO of waiting calls, destruction with requests out), and answers no broker
+// of ours gives (a proxy's 502, a redirect, a body that is not JSON), from a canned server.
+#include "../rest/restfixture.h"
+
+#include "runtime/remoteapi.h"
+
+#include "core/messageid.h"
+
+#include <QJsonArray>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTest>
+
+#include <functional>
+#include <memory>
+
+using namespace Broker;
+using namespace Broker::Testing;
+
+namespace {
+
+RemoteEndpoint endpointOf(const RestFixture &f, const QByteArray &key)
+{
+    RemoteEndpoint endpoint;
+    endpoint.url = QUrl(QStringLiteral("%1://127.0.0.1:%2").arg(RestFixture::tlsByDefault() ? "https" : "http").arg(f.port));
+    endpoint.apiKey = key;
+    if (!RawClient::tlsCaFile.isEmpty())
+        endpoint.caCertificates = QSslCertificate::fromPath(RawClient::tlsCaFile);
+    return endpoint;
+}
+
+RemoteEndpoint plainEndpoint(quint16 port, const QByteArray &key = AdminKey)
+{
+    RemoteEndpoint endpoint;
+    endpoint.url = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port));
+    endpoint.apiKey = key;
+    return endpoint;
+}
+
+// Runs the event loop until `future` finishes (the reply arrives in this thread); a Timeout
+// error of the test's own when it does not within `ms`.
+template<typename T>
+Result<T> await(const QFuture<Result<T>> &future, int ms = 15'000)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (!future.isFinished() && timer.elapsed() < ms)
+        QTest::qWait(2);
+    if (!future.isFinished() || future.resultCount() == 0)
+        return Error{ErrorCode::Internal, QStringLiteral("test: the future did not finish with a result")};
+    return future.result();
+}
+
+template<typename T>
+T valueOf(const QFuture<Result<T>> &future)
+{
+    const Result<T> result = await(future);
+    if (!result) {
+        QTest::qFail(qPrintable(QStringLiteral("expected success, got %1: %2")
+                                    .arg(QLatin1StringView(errorCodeName(result.error().code)), result.error().message)),
+                     __FILE__, __LINE__);
+        return T{};
+    }
+    return result.value();
+}
+
+template<typename T>
+std::optional<Error> errorOf(const QFuture<Result<T>> &future)
+{
+    const Result<T> result = await(future);
+    if (result)
+        return std::nullopt;
+    return result.error();
+}
+
+void publishDirectly(RestFixture &f, const QString &queue, const QList<QByteArray> &payloads, const QJsonObject &headers = {})
+{
+    QList<NewMessage> messages;
+    for (const QByteArray &payload : payloads) {
+        NewMessage message;
+        message.data = payload;
+        message.headers = headers;
+        messages.append(message);
+    }
+    bool done = false;
+    f.broker.publish(queue, messages, QStringLiteral("test"), [&](Result<PublishResult> result) {
+        QVERIFY(result.ok());
+        done = true;
+    });
+    QTRY_VERIFY(done);
+}
+
+BrowsePage browseDirectly(RestFixture &f, const QString &queue, const BrowseQuery &query)
+{
+    std::optional<Result<BrowsePage>> page;
+    f.broker.browse(queue, query, [&](Result<BrowsePage> result) { page = std::move(result); });
+    QElapsedTimer timer;
+    timer.start();
+    while (!page && timer.elapsed() < 5000)
+        QTest::qWait(2);
+    if (!page || !page->ok())
+        QTest::qFail("the broker did not browse", __FILE__, __LINE__);
+    return page && page->ok() ? page->value() : BrowsePage{};
+}
+
+// A server that accepts connections and never answers; it keeps what each one sent.
+class BlackHole : public QTcpServer
+{
+public:
+    BlackHole()
+    {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                const qsizetype index = received.size();
+                received.append(QByteArray());
+                connect(socket, &QTcpSocket::readyRead, this, [this, socket, index] { received[index] += socket->readAll(); });
+            }
+        });
+        listen(QHostAddress::LocalHost, 0);
+    }
+    // The request paths received so far, in connection order.
+    QStringList paths() const
+    {
+        QStringList out;
+        for (const QByteArray &bytes : received)
+            out.append(QString::fromLatin1(bytes.split(' ').value(1)));
+        return out;
+    }
+    QList<QByteArray> received;
+};
+
+// A server that answers every request with the same bytes and closes.
+class CannedServer : public QTcpServer
+{
+public:
+    explicit CannedServer(QByteArray response) : m_response(std::move(response))
+    {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                ++connections;
+                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
+                    m_buffer[socket] += socket->readAll();
+                    if (m_buffer[socket].contains("\r\n\r\n")) {
+                        requests.append(m_buffer[socket]);
+                        socket->write(m_response);
+                        socket->disconnectFromHost();
+                    }
+                });
+            }
+        });
+        listen(QHostAddress::LocalHost, 0);
+    }
+    int connections = 0;
+    QList<QByteArray> requests;
+
+private:
+    QByteArray m_response;
+    QHash<QTcpSocket *, QByteArray> m_buffer;
+};
+
+using Operation = std::function<std::optional<Error>(RemoteApi &, RestFixture &)>;
+
+QJsonObject queueJson(RestFixture &f, const QString &name)
+{
+    const HttpResponse response = f.request("GET", "/queues/" + name.toUtf8(), AdminKey);
+    if (response.status != 200)
+        QTest::qFail(qPrintable(QStringLiteral("GET /queues/%1 answered %2").arg(name).arg(response.status)), __FILE__, __LINE__);
+    return response.json();
+}
+
+void compareMessages(const Message &remote, const Message &local)
+{
+    QCOMPARE(remote.id, local.id);
+    QCOMPARE(remote.data, local.data);
+    QCOMPARE(remote.headers, local.headers);
+    QCOMPARE(remote.publisher, local.publisher);
+    QCOMPARE(remote.priority, local.priority);
+    QCOMPARE(remote.deliveryCount, local.deliveryCount);
+    QVERIFY(qAbs(remote.timestamp - local.timestamp) < 0.001);
+    QVERIFY(qAbs(remote.dueMs - local.dueMs) <= 1);
+    QVERIFY(qAbs(remote.leaseDeadlineMs - local.leaseDeadlineMs) <= 1);
+    QCOMPARE(remote.group, local.group);
+    QCOMPARE(remote.originQueue, local.originQueue);
+    QCOMPARE(remote.deadLetterReason, local.deadLetterReason);
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(Operation)
+Q_DECLARE_METATYPE(Broker::ErrorCode)
+Q_DECLARE_METATYPE(Broker::QueueConfig)
+Q_DECLARE_METATYPE(Broker::BrowseQuery)
+
+class TestRemoteApi : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (RestFixture::tlsByDefault() && !TlsCertificates::available())
+            QSKIP("openssl is not installed: the TLS run cannot make certificates");
+    }
+
+    void createsQueues_data()
+    {
+        QTest::addColumn<QueueConfig>("config");
+        QueueConfig defaults;
+        QTest::addRow("defaults") << defaults;
+        QueueConfig every;
+        every.maxSize = 77;
+        every.ttlSeconds = 600;
+        every.visibilityTimeoutSeconds = 45;
+        every.maxDeliveries = 3;
+        every.deadLetterQueue = QStringLiteral("orders.failed");
+        QTest::addRow("every-option") << every;
+        QueueConfig priority;
+        priority.type = QStringLiteral("priority");
+        QTest::addRow("priority-type") << priority;
+    }
+    void createsQueues()
+    {
+        QFETCH(QueueConfig, config);
+        RestFixture f;
+        RemoteApi api(endpointOf(f, AdminKey));
+        const QueueInfo created = valueOf(api.createQueue(QStringLiteral("orders"), config));
+        QCOMPARE(created.name, QStringLiteral("orders"));
+        QCOMPARE(created.config, config);
+        QVERIFY(created.created > 0);
+        QCOMPARE(created.depth, 0);
+
+        const QJsonObject held = queueJson(f, QStringLiteral("orders"));
+        const QJsonObject heldConfig = held.value("config").toObject();
+        QCOMPARE(heldConfig.value("type").toString(), config.type);
+        QCOMPARE(heldConfig.value("max_size").toInteger(), config.maxSize);
+        QCOMPARE(heldConfig.value("ttl").toInteger(), config.ttlSeconds);
+        QCOMPARE(heldConfig.value("visibility_timeout").toInteger(), config.visibilityTimeoutSeconds);
+        QCOMPARE(heldConfig.value("max_deliveries").toInteger(), config.maxDeliveries);
+        QCOMPARE(heldConfig.value("dead_letter_queue").toString(), config.deadLetterQueue);
+        QCOMPARE(qint64(created.created), qint64(held.value("created").toDouble()));
+        QCOMPARE(api.inFlight(), 0);
+        QCOMPARE(api.waiting(), 0);
+    }
+
+    void updatesDeletesAndPurgesQueues()
+    {
+        RestFixture f;
+        RemoteApi api(endpointOf(f, AdminKey));
+        QueueConfig config;
+        config.deadLetterQueue = QStringLiteral("orders.dlq");
+        valueOf(api.createQueue(QStringLiteral("orders"), config));
+
+        QueueConfigChange change;
+        change.maxSize = 500;
+        change.ttlSeconds = 120;
+        change.visibilityTimeoutSeconds = 9;
+        change.maxDeliveries = 7;
+        change.deadLetterQueue = QString(); // removes it
+        const QueueInfo updated = valueOf(api.updateQueue(QStringLiteral("orders"), change));
+        const QJsonObject held = queueJson(f, QStringLiteral("orders"));
+        const QJsonObject heldConfig = held.value("config").toObject();
+        QCOMPARE(updated.config.maxSize, 500);
+        QCOMPARE(heldConfig.value("max_size").toInteger(), 500);
+        QCOMPARE(updated.config.ttlSeconds, 120);
+        QCOMPARE(heldConfig.value("ttl").toInteger(), 120);
+        QCOMPARE(updated.config.visibilityTimeoutSeconds, 9);
+        QCOMPARE(heldConfig.value("visibility_timeout").toInteger(), 9);
+        QCOMPARE(updated.config.maxDeliveries, 7);
+        QCOMPARE(heldConfig.value("max_deliveries").toInteger(), 7);
+        QVERIFY(updated.config.deadLetterQueue.isEmpty());
+        QVERIFY(heldConfig.value("dead_letter_queue").isNull());
+        QCOMPARE(updated.name, held.value("name").toString());
+
+        publishDirectly(f, QStringLiteral("orders"), {"1", "2", "3"});
+        QCOMPARE(valueOf(api.purgeQueue(QStringLiteral("orders"))), 3);
+        QCOMPARE(queueJson(f, QStringLiteral("orders")).value("message_count").toInteger(), 0);
+
+        publishDirectly(f, QStringLiteral("orders"), {"4"});
+        const qint64 deleted = valueOf(api.deleteQueue(QStringLiteral("orders")));
+        QVERIFY(deleted >= 1);
+        QCOMPARE(f.request("GET", "/queues/orders", AdminKey).status, 404);
+    }
+
+    void publishesOneMessageWithItsOptions()
+    {
+        RestFixture f;
+        RemoteApi api(endpointOf(f, AdminKey));
+        valueOf(api.createQueue(QStringLiteral("orders"), QueueConfig{}));
+        NewMessage message;
+        // Key order and an integer beyond a double's precision must survive the round trip.
+        message.data = R"({"z":1,"a":12345678901234567891,"s":"x"})";
+        message.headers = QJsonObject{{"trace", "abc"}, {"n", 2}};
+        message.priority = 5;
+        message.delayMs = 60'500;
+        const PublishResult published = valueOf(api.publish(QStringLiteral("orders"), {message}));
+        QCOMPARE(published.messageSequences.size(), 1);
+        QCOMPARE(published.queueSize, 1);
+
+        BrowseQuery delayed;
+        delayed.state = MessageState::Delayed;
+        const BrowsePage held = browseDirectly(f, QStringLiteral("orders"), delayed);
+        QCOMPARE(held.messages.size(), 1);
+        QCOMPARE(held.messages.first().id, published.messageId(0));
+        QCOMPARE(held.messages.first().data, message.data);
+        QCOMPARE(held.messages.first().headers, message.headers);
+        QCOMPARE(held.messages.first().priority, 5);
+        QCOMPARE(held.messages.first().publisher, QStringLiteral("admin_user"));
+        const qint64 delay = held.messages.first().dueMs - qint64(held.messages.first().timestamp * 1000);
+        QVERIFY2(qAbs(delay - 60'500) <= 5, qPrintable(QString::number(delay)));
+
+        // And browsing it remotely gives what the broker holds, field by field.
+        const BrowsePage remote = valueOf(api.browse(QStringLiteral("orders"), delayed));
+        QCOMPARE(remote.messages.size(), 1);
+        compareMessages(remote.messages.first(), held.messages.first());
+        QCOMPARE(remote.messages.first().queue, QStringLiteral("orders"));
+        QCOMPARE(remote.total, held.total);
+        QCOMPARE(remote.nextOffset, held.nextOffset);
+    }
+
+    void publishesABatchAllOrNone()
+    {
+        RestFixture f;
+        RemoteApi api(endpointOf(f, AdminKey));
+        QueueConfig small;
+        small.maxSize = 4;
+        valueOf(api.createQueue(QStringLiteral("orders"), small));
+        QList<NewMessage> batch;
+        for (const QByteArray &payload : {QByteArray("1"), QByteArray(R"({"b":2,"a":1})"), QByteArray("\"three\"")}) {
+            NewMessage message;
+            message.data = payload;
+            message.headers = QJsonObject{{"batch", true}};
+            message.key = QStringLiteral("k1");
+            batch.append(message);
+        }
+        const PublishResult published = valueOf(api.publish(QStringLiteral("orders"), batch));
+        QCOMPARE(published.messageSequences.size(), 3);
+        QCOMPARE(published.queueSize, 3);
+        const BrowsePage held = browseDirectly(f, QStringLiteral("orders"), BrowseQuery{});
+        QCOMPARE(held.messages.size(), 3);
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(held.messages[i].id, published.messageId(i));
+            QCOMPARE(held.messages[i].data, batch[i].data);
+            QCOMPARE(held.messages[i].headers, batch[i].headers);
+        }
+
+        // Two more would pass max_size 4: none of them is published.
+        const std::optional<Error> full = errorOf(api.publish(QStringLiteral("orders"), batch.mid(0, 2)));
+        QVERIFY(full);
+        QCOMPARE(full->code, ErrorCode::QueueFull);
+        QCOMPARE(full->message, QStringLiteral("Queue size limit reached"));
+        QCOMPARE(browseDirectly(f, QStringLiteral("orders"), BrowseQuery{}).total, 3);
+
+        // Messages that differ in their options cannot be one batch of the API: refused unsent.
+        QList<NewMessage> mixed = batch.mid(0, 2);
+        mixed[1].priority = 9;
+        const QFuture<Result<PublishResult>> refused = api.publish(QStringLiteral("orders"), mixed);
+        QVERIFY(refused.isFinished());
+        QCOMPARE(api.inFlight(), 0);
+        QCOMPARE(errorOf(refused)->code, ErrorCode::InvalidArgument);
+        QCOMPARE(errorOf(api.publish(QStringLiteral("orders"), {}))->code, ErrorCode::InvalidArgument);
+        QCOMPARE(browseDirectly(f, QStringLiteral("orders"), BrowseQuery{}).total, 3);
+    }
+
+    void browsesWithEveryFilter_data()
+    {
+        QTest::addColumn<BrowseQuery>("query");
+        QTest::addColumn<int>("expected");
+        BrowseQuery all;
+        all.limit = 100;
+        QTest::addRow("all") << all << 6;
+        BrowseQuery page;
+        page.offset = 2;
+        page.limit = 3;
+        QTest::addRow("a-page") << page << 3;
+        BrowseQuery text;
+        text.text = QStringLiteral("a+b&c=d %");
+        QTest::addRow("text-with-query-characters") << text << 1;
+        BrowseQuery headerValue;
+        headerValue.headerKey = QStringLiteral("region");
+        headerValue.headerValue = QStringLiteral("eu west");
+        QTest::addRow("header-key-and-value") << headerValue << 3;
+        BrowseQuery headerKey;
+        headerKey.headerKey = QStringLiteral("region");
+        QTest::addRow("header-key") << headerKey << 6;
+        BrowseQuery none;
+        none.text = QStringLiteral("matches nothing");
+        QTest::addRow("no-match") << none << 0;
+    }
+    void browsesWithEveryFilter()
+    {
+        QFETCH(BrowseQuery, query);
+        QFETCH(int, expected);
+        RestFixture f;
+        RemoteApi api(endpointOf(f, AdminKey));
+        valueOf(api.createQueue(QStringLiteral("orders"), QueueConfig{}));
+        publishDirectly(f, QStringLiteral("orders"), {R"({"t":"a+b&c=d %"})", R"({"t":"plain"})", "3"},
+                        QJsonObject{{"region", "eu west"}});
+        publishDirectly(f, QStringLiteral("orders"), {"4", "5", "6"}, QJsonObject{{"region", "us"}});
+
+        const BrowsePage remote = valueOf(api.browse(QStringLiteral("orders"), query));
+        const BrowsePage held = browseDirectly(f, QStringLiteral("orders"), query);
+        QCOMPARE(remote.messages.size(), expected);
+        QCOMPARE(remote.messages.size(), held.messages.size());
+        for (qsizetype i = 0; i < held.messages.size(); ++i)
+            compareMessages(remote.messages[i], held.messages[i]);
+        QCOMPARE(remote.total, held.total);
+        QCOMPARE(remote.nextOffset, held.nextOffset);
+        QCOMPARE(remote.scanned, held.scanned);
+        QCOMPARE(remote.truncated, held.truncated);
+    }
+
+    void browsesById()
+    {
+        RestFixture f;
+        RemoteApi api(endpointOf(f, AdminKey));
+        valueOf(api.createQueue(QStringLiteral("orders"), QueueConfig{}));
+        publishDirectly(f, QStringLiteral("orders"), {"1", "2", "3"});
+        const BrowsePage all = valueOf(api.browse(QStringLiteral("orders"), 0, 10));
+        QCOMPARE(all.messages.size(), 3);
+        BrowseQuery byId;
+        byId.id = all.messages[1].id;
+        const BrowsePage one = valueOf(api.browse(QStringLiteral("orders"), byId));
+        QCOMPARE(one.messages.size(), 1);
+        QCOMPARE(one.messages.first().id, byId.id);
+        QCOMPARE(one.messages.first().data, QByteArray("2"));
+    }
+
+    void actsOnMessagesAndRedrives()
+    {
+        RestFixture f;
+        RemoteApi api(endpointOf(f, AdminKey));
+        QueueConfig config;
+        config.deadLetterQueue = QStringLiteral("orders.dlq");
+        valueOf(api.createQueue(QStringLiteral("orders"), config));
+        valueOf(api.createQueue(QStringLiteral("archive"), QueueConfig{}));
+        publishDirectly(f, QStringLiteral("orders"), {R"({"n":1})", R"({"n":2})", R"({"n":3})", R"({"n":4})"});
+        const QList<Message> messages = browseDirectly(f, QStringLiteral("orders"), BrowseQuery{}).messages;
+        QCOMPARE(messages.size(), 4);
+        const QString unknown = MessageId::format(1);
+
+        MessageAction remove;
+        remove.kind = MessageAction::Kind::Delete;
+        remove.ids = {messages[0].id, unknown};
+        const MessageActionResult removed = valueOf(api.messageAction(QStringLiteral("orders"), remove));
+        QCOMPARE(removed.affected, 1);
+        QCOMPARE(removed.missing, QList<QString>{unknown});
+
+        MessageAction move;
+        move.kind = MessageAction::Kind::Move;
+        move.ids = {messages[1].id};
+        move.target = QStringLiteral("archive");
+        QCOMPARE(valueOf(api.messageAction(QStringLiteral("orders"), move)).affected, 1);
+        QCOMPARE(queueJson(f, QStringLiteral("archive")).value("message_count").toInteger(), 1);
+
+        MessageAction deadLetter;
+        deadLetter.kind = MessageAction::Kind::DeadLetter;
+        deadLetter.ids = {messages[2].id, messages[3].id};
+        QCOMPARE(valueOf(api.messageAction(QStringLiteral("orders"), deadLetter)).affected, 2);
+        QCOMPARE(queueJson(f, QStringLiteral("orders.dlq")).value("message_count").toInteger(), 2);
+
+        // Browsing the dead state shows them with their origin, as the broker holds them.
+        BrowseQuery dead;
+        dead.state = MessageState::Dead;
+        const BrowsePage remoteDead = valueOf(api.browse(QStringLiteral("orders"), dead));
+        const BrowsePage heldDead = browseDirectly(f, QStringLiteral("orders"), dead);
+        QCOMPARE(remoteDead.messages.size(), 2);
+        for (qsizetype i = 0; i < heldDead.messages.size(); ++i)
+            compareMessages(remoteDead.messages[i], heldDead.messages[i]);
+        QCOMPARE(remoteDead.messages.first().originQueue, QStringLiteral("orders"));
+        QCOMPARE(remoteDead.messages.first().deadLetterReason, QStringLiteral("manual"));
+
+        // A dry run with an edit: what would change, nothing moved.
+        RedriveRequest dry;
+        dry.ids = {messages[2].id};
+        dry.edits.insert(messages[2].id, R"({"z":0,"n":30})");
+        dry.dryRun = true;
+        const RedriveResult preview = valueOf(api.redrive(QStringLiteral("orders.dlq"), dry));
+        QCOMPARE(preview.moved, 1);
+        QCOMPARE(preview.messages.size(), 1);
+        QCOMPARE(preview.messages.first().id, messages[2].id);
+        QCOMPARE(preview.messages.first().origin, QStringLiteral("orders"));
+        QCOMPARE(preview.messages.first().before, QByteArray(R"({"n":3})"));
+        QCOMPARE(preview.messages.first().after, QByteArray(R"({"z":0,"n":30})"));
+        QCOMPARE(queueJson(f, QStringLiteral("orders.dlq")).value("message_count").toInteger(), 2);
+
+        // The edit for real, then the rest by limit.
+        RedriveRequest edited = dry;
+        edited.dryRun = false;
+        QCOMPARE(valueOf(api.redrive(QStringLiteral("orders.dlq"), edited)).moved, 1);
+        BrowseQuery byId;
+        byId.id = messages[2].id;
+        QCOMPARE(browseDirectly(f, QStringLiteral("orders"), byId).messages.value(0).data, QByteArray(R"({"z":0,"n":30})"));
+        QCOMPARE(valueOf(api.redrive(QStringLiteral("orders.dlq"), 0)), 1);
+        QCOMPARE(queueJson(f, QStringLiteral("orders.dlq")).value("message_count").toInteger(), 0);
+        QCOMPARE(queueJson(f, QStringLiteral("orders")).value("message_count").toInteger(), 2);
+    }
+
+    void readsAMessagesLifecycle()
+    {
+        RestFixture f;
+        RemoteApi api(endpointOf(f, AdminKey));
+        valueOf(api.createQueue(QStringLiteral("orders"), QueueConfig{}));
+        NewMessage message;
+        message.data = "1";
+        const PublishResult published = valueOf(api.publish(QStringLiteral("orders"), {message}));
+        MessageAction remove;
+        remove.kind = MessageAction::Kind::Delete;
+        remove.ids = {published.messageId(0)};
+        valueOf(api.messageAction(QStringLiteral("orders"), remove));
+
+        const QList<MessageEvent> events = valueOf(api.lifecycle(QStringLiteral("orders"), published.messageId(0)));
+        const QList<MessageEvent> held = f.broker.lifecycle(published.messageId(0));
+        QCOMPARE(events.size(), 2);
+        QCOMPARE(events.size(), held.size());
+        for (qsizetype i = 0; i < held.size(); ++i) {
+            QCOMPARE(events[i].kind, held[i].kind);
+            QCOMPARE(events[i].number, held[i].number);
+            QCOMPARE(events[i].sequence, held[i].sequence);
+            QCOMPARE(events[i].queue, held[i].queue);
+            QCOMPARE(events[i].user, held[i].user);
+            QCOMPARE(events[i].detail, held[i].detail);
+            QCOMPARE(events[i].deliveryCount, held[i].deliveryCount);
+            QVERIFY(qAbs(events[i].timeMs - held[i].timeMs) <= 1);
+        }
+        QCOMPARE(events.first().kind, MessageEventKind::Published);
+        QCOMPARE(events.last().kind, MessageEventKind::Deleted);
+        QCOMPARE(events.first().user, QStringLiteral("admin_user"));
+    }
+
+    void administersUsers()
+    {
+        RestFixture f;
+        RemoteApi api(endpointOf(f, AdminKey));
+        const IssuedKey added = valueOf(api.addUser(QStringLiteral("ops@example"), QStringLiteral("Ops"), {QStringLiteral("publisher")}));
+        QCOMPARE(added.userId, QStringLiteral("ops@example"));
+        QVERIFY(!added.apiKey.isEmpty());
+        QCOMPARE(f.request("GET", "/me", added.apiKey.toLatin1()).json().value("id").toString(), QStringLiteral("ops@example"));
+        QCOMPARE(f.users.find(QStringLiteral("ops@example"))->name, QStringLiteral("Ops"));
+
+        const IssuedKey rotated = valueOf(api.rotateKey(QStringLiteral("ops@example")));
+        QVERIFY(rotated.apiKey != added.apiKey);
+        QCOMPARE(f.request("GET", "/me", added.apiKey.toLatin1()).status, 401);
+        QCOMPARE(f.request("GET", "/me", rotated.apiKey.toLatin1()).status, 200);
+
+        QVERIFY(await(api.setRoles(QStringLiteral("ops@example"), {QStringLiteral("consumer"), QStringLiteral("publisher")})).ok());
+        QCOMPARE(f.users.find(QStringLiteral("ops@example"))->roles, (QStringList{"consumer", "publisher"}));
+        QVERIFY(await(api.setDisabled(QStringLiteral("ops@example"), true)).ok());
+        QVERIFY(f.users.find(QStringLiteral("ops@example"))->disabled);
+
+        const QList<User> remote = valueOf(api.users());
+        const QList<User> held = f.users.users();
+        QCOMPARE(remote.size(), held.size());
+        for (qsizetype i = 0; i < held.size(); ++i) {
+            QCOMPARE(remote[i].id, held[i].id);
+            QCOMPARE(remote[i].name, held[i].name);
+            QCOMPARE(remote[i].roles, held[i].roles);
+            QCOMPARE(remote[i].keyPrefix, held[i].keyPrefix);
+            QCOMPARE(remote[i].disabled, held[i].disabled);
+            QVERIFY(qAbs(remote[i].createdMs - held[i].createdMs) <= 1);
+            QVERIFY(remote[i].keyHash.isEmpty());
+        }
+
+        QVERIFY(await(api.removeUser(QStringLiteral("ops@example"))).ok());
+        QVERIFY(!f.users.find(QStringLiteral("ops@example")));
+    }
+
+    void exportsAndImportsDefinitions()
+    {
+        RestFixture f;
+        RemoteApi api(endpointOf(f, AdminKey));
+        valueOf(api.createQueue(QStringLiteral("orders"), QueueConfig{}));
+        const QJsonObject exported = valueOf(api.exportDefinitions());
+        QCOMPARE(exported, f.request("GET", "/definitions", AdminKey).json());
+
+        QJsonObject document = exported;
+        QJsonArray queues = document.value("queues").toArray();
+        QJsonObject invoices = queues.first().toObject();
+        invoices.insert("name", "invoices");
+        queues.append(invoices);
+        document.insert("queues", queues);
+        QJsonArray users = document.value("users").toArray();
+        users.append(QJsonObject{{"id", "newcomer"}, {"name", "New"}, {"roles", QJsonArray{"consumer"}}});
+        document.insert("users", users);
+
+        const DefinitionsImport summary = valueOf(api.importDefinitions(document));
+        QCOMPARE(summary.queuesCreated, QStringList{"invoices"});
+        QCOMPARE(summary.queuesUnchanged, QStringList{"orders"});
+        QCOMPARE(summary.usersCreated.size(), 1);
+        QCOMPARE(summary.usersCreated.first().id, QStringLiteral("newcomer"));
+        QVERIFY(!summary.usersCreated.first().apiKey.isEmpty());
+        QVERIFY(summary.usersUnchanged.contains(QStringLiteral("admin_user")));
+        QVERIFY(summary.success());
+        QCOMPARE(queueJson(f, QStringLiteral("invoices")).value("name").toString(), QStringLiteral("invoices"));
+        QVERIFY(f.users.find(QStringLiteral("newcomer")));
+
+        const std::optional<Error> bad = errorOf(api.importDefinitions(QJsonObject{{"queues", "not a list"}}));
+        QVERIFY(bad);
+        QCOMPARE(bad->code, ErrorCode::InvalidArgument);
+    }
+
+    void readsErrors()
+    {
+        RestFixture f;
+        f.errors.record(Severity::Warning, QStringLiteral("storage"), QStringLiteral("slow"), QStringLiteral("it was slow"));
+        f.errors.record(Severity::Critical, QStringLiteral("engine"), QStringLiteral("broken"), QStringLiteral("it broke"));
+        RemoteApi api(endpointOf(f, AdminKey));
+        const QList<ErrorRecord> remote = valueOf(api.errors(10));
+        const QList<ErrorRecord> held = f.errors.recent(10);
+        QCOMPARE(remote.size(), held.size());
+        QVERIFY(remote.size() >= 2);
+        for (qsizetype i = 0; i < held.size(); ++i) {
+            QCOMPARE(remote[i].id, held[i].id);
+            QCOMPARE(remote[i].severity, held[i].severity);
+            QCOMPARE(remote[i].component, held[i].component);
+            QCOMPARE(remote[i].code, held[i].code);
+            QCOMPARE(remote[i].message, held[i].message);
+            QCOMPARE(remote[i].count, held[i].count);
+            QVERIFY(qAbs(remote[i].firstMs - held[i].firstMs) <= 1);
+            QVERIFY(qAbs(remote[i].lastMs - held[i].lastMs) <= 1);
+        }
+        QCOMPARE(valueOf(api.errors(1)).size(), 1);
+    }
+
+    // The broker's refusals arrive as the codes the engine gives, with the broker's own text.
+    void mapsTheBrokersRefusals_data()
+    {
+        QTest::addColumn<QByteArray>("key");
+        QTest::addColumn<Operation>("operation");
+        QTest::addColumn<ErrorCode>("code");
+        QTest::addColumn<QString>("message");
+        const QString orders = QStringLiteral("orders");
+        QTest::addRow("queue-exists") << AdminKey
+                                      << Operation([=](RemoteApi &api, RestFixture &) { return errorOf(api.createQueue(orders, {})); })
+                                      << ErrorCode::QueueExists << "Queue already exists";
+        QTest::addRow("unknown-queue")
+            << AdminKey << Operation([](RemoteApi &api, RestFixture &) { return errorOf(api.purgeQueue(QStringLiteral("nope"))); })
+            << ErrorCode::QueueNotFound << "Queue not found";
+        QTest::addRow("unknown-queue-browse")
+            << AdminKey << Operation([](RemoteApi &api, RestFixture &) { return errorOf(api.browse(QStringLiteral("nope"), 0, 10)); })
+            << ErrorCode::QueueNotFound << "Queue not found";
+        QTest::addRow("invalid-name")
+            << AdminKey << Operation([](RemoteApi &api, RestFixture &) { return errorOf(api.createQueue(QStringLiteral("bad name!"), {})); })
+            << ErrorCode::InvalidArgument << "Invalid queue name";
+        QTest::addRow("no-permission")
+            << PublisherKey << Operation([](RemoteApi &api, RestFixture &) { return errorOf(api.createQueue(QStringLiteral("x"), {})); })
+            << ErrorCode::PermissionDenied << "Unauthorized";
+        QTest::addRow("no-permission-users")
+            << ConsumerKey << Operation([](RemoteApi &api, RestFixture &) { return errorOf(api.users()); })
+            << ErrorCode::PermissionDenied << "Unauthorized";
+        QTest::addRow("bad-key") << QByteArray("not-a-key-of-this-broker")
+                                 << Operation([=](RemoteApi &api, RestFixture &) { return errorOf(api.deleteQueue(orders)); })
+                                 << ErrorCode::Unauthenticated << "Unauthorized - Invalid API key";
+        QTest::addRow("unknown-message")
+            << AdminKey << Operation([=](RemoteApi &api, RestFixture &) { return errorOf(api.lifecycle(orders, MessageId::format(7))); })
+            << ErrorCode::MessageNotFound << "Message not found";
+        QTest::addRow("unknown-user")
+            << AdminKey << Operation([](RemoteApi &api, RestFixture &) { return errorOf(api.rotateKey(QStringLiteral("ghost"))); })
+            << ErrorCode::NotFound << "User not found";
+        QTest::addRow("user-exists")
+            << AdminKey
+            << Operation([](RemoteApi &api, RestFixture &) {
+                   return errorOf(api.addUser(QStringLiteral("admin_user"), {}, {QStringLiteral("admin")}));
+               })
+            << ErrorCode::Conflict << "User already exists";
+        QTest::addRow("no-dead-letter-queue")
+            << AdminKey
+            << Operation([=](RemoteApi &api, RestFixture &f) {
+                   publishDirectly(f, orders, {"1"});
+                   MessageAction action;
+                   action.kind = MessageAction::Kind::DeadLetter;
+                   action.ids = {browseDirectly(f, orders, {}).messages.value(0).id};
+                   return errorOf(api.messageAction(orders, action));
+               })
+            << ErrorCode::Conflict << "Queue has no dead-letter queue";
+        QTest::addRow("move-target-missing")
+            << AdminKey
+            << Operation([=](RemoteApi &api, RestFixture &f) {
+                   publishDirectly(f, orders, {"1"});
+                   MessageAction action;
+                   action.kind = MessageAction::Kind::Move;
+                   action.target = QStringLiteral("nowhere");
+                   action.ids = {browseDirectly(f, orders, {}).messages.value(0).id};
+                   return errorOf(api.messageAction(orders, action));
+               })
+            << ErrorCode::NotFound << "Target queue not found";
+        QTest::addRow("message-too-large")
+            << AdminKey
+            << Operation([=](RemoteApi &api, RestFixture &) {
+                   NewMessage message;
+                   message.data = '"' + QByteArray(300 * 1024, 'x') + '"';
+                   return errorOf(api.publish(orders, {message}));
+               })
+            << ErrorCode::PayloadTooLarge << QString();
+    }
+    void mapsTheBrokersRefusals()
+    {
+        QFETCH(QByteArray, key);
+        QFETCH(Operation, operation);
+        QFETCH(ErrorCode, code);
+        QFETCH(QString, message);
+        RestFixture f;
+        QCOMPARE(f.request("POST", "/queues", AdminKey, R"({"name":"orders"})").status, 200);
+        RemoteApi api(endpointOf(f, key));
+        const std::optional<Error> error = operation(api, f);
+        QVERIFY(error);
+        QCOMPARE(errorCodeName(error->code), errorCodeName(code));
+        if (!message.isEmpty())
+            QVERIFY2(error->message.startsWith(message), qPrintable(error->message));
+        QVERIFY(!error->message.contains(QString::fromLatin1(key)));
+        QVERIFY(!error->detail.contains(QString::fromLatin1(key)));
+    }
+
+    void aRateLimitIsRateLimited()
+    {
+        Rest::RestOptions options;
+        options.rateLimitEnabled = true;
+        options.requestsPerMinute = 1;
+        options.burst = 1;
+        RestFixture f(options);
+        RemoteApi api(endpointOf(f, AdminKey));
+        std::optional<Error> error;
+        for (int i = 0; i < 5 && !error; ++i)
+            error = errorOf(api.users());
+        QVERIFY(error);
+        QCOMPARE(error->code, ErrorCode::RateLimited);
+        QCOMPARE(error->message, QStringLiteral("Rate limit exceeded"));
+    }
+
+    void aBrokerThatIsGoneIsUnavailable()
+    {
+        quint16 port = 0;
+        {
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            port = probe.serverPort();
+        } // closed: nothing listens there now
+        RemoteApi api(plainEndpoint(port));
+        const std::optional<Error> error = errorOf(api.users());
+        QVERIFY(error);
+        QCOMPARE(error->code, ErrorCode::Unavailable);
+        QCOMPARE(error->message, QStringLiteral("broker at http://127.0.0.1:%1 not reachable: connection refused").arg(port));
+        QVERIFY(!error->message.contains(QString::fromLatin1(AdminKey)));
+        QVERIFY(!error->detail.contains(QString::fromLatin1(AdminKey)));
+        QCOMPARE(api.inFlight(), 0);
+    }
+
+    void anUntrustedCertificateIsUnavailable()
+    {
+        if (!RestFixture::tlsByDefault())
+            QSKIP("the TLS run (BROKER_TEST_TLS=1) checks certificates");
+        RestFixture f;
+        RemoteEndpoint endpoint = endpointOf(f, AdminKey);
+        endpoint.caCertificates.clear(); // the system's CAs do not know the test's
+        RemoteApi api(endpoint);
+        const std::optional<Error> error = errorOf(api.users());
+        QVERIFY(error);
+        QCOMPARE(error->code, ErrorCode::Unavailable);
+        QVERIFY2(error->message.startsWith(QStringLiteral("broker at %1 not reachable: TLS handshake failed: ").arg(endpoint.url.toString())),
+                 qPrintable(error->message));
+        qInfo("%s", qPrintable(error->message));
+    }
+
+    void aBrokerThatNeverAnswersTimesOut()
+    {
+        BlackHole hole;
+        RemoteApi api(plainEndpoint(hole.serverPort()));
+        api.setDeadlineMs(300);
+        QElapsedTimer timer;
+        timer.start();
+        const std::optional<Error> read = errorOf(api.users());
+        QVERIFY(read);
+        QCOMPARE(read->code, ErrorCode::Timeout);
+        QVERIFY2(timer.elapsed() >= 290 && timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
+        QCOMPARE(read->message, QStringLiteral("The broker at http://127.0.0.1:%1 did not answer within 0.3 s").arg(hole.serverPort()));
+        QVERIFY(read->detail.isEmpty());
+        // A change that timed out may have been made: the detail says so.
+        const std::optional<Error> change = errorOf(api.purgeQueue(QStringLiteral("orders")));
+        QVERIFY(change);
+        QCOMPARE(change->code, ErrorCode::Timeout);
+        QVERIFY(!change->detail.isEmpty());
+        QCOMPARE(api.inFlight(), 0);
+        // The key went to the broker, in its header, and nowhere into the texts.
+        QVERIFY(hole.received.first().contains("X-API-Key: " + AdminKey));
+        QVERIFY(!read->message.contains(QString::fromLatin1(AdminKey)));
+    }
+
+    // At most four requests out; the rest wait in order and go out as the first end; destroying
+    // the object ends every future with an error at once, and nothing reaches it afterwards.
+    void boundsRequestsInFlightAndEndsThemOnDestruction()
+    {
+        BlackHole hole;
+        auto api = std::make_unique<RemoteApi>(plainEndpoint(hole.serverPort()));
+        api->setDeadlineMs(400);
+        QList<QFuture<Result<IssuedKey>>> futures;
+        for (int i = 0; i < 4; ++i)
+            futures.append(api->rotateKey(QStringLiteral("u%1").arg(i)));
+        api->setDeadlineMs(60'000);
+        for (int i = 4; i < 10; ++i)
+            futures.append(api->rotateKey(QStringLiteral("u%1").arg(i)));
+        QCOMPARE(api->inFlight(), 4);
+        QCOMPARE(api->waiting(), 6);
+        QTRY_COMPARE(hole.paths().size(), 4);
+        QTRY_COMPARE(hole.paths().count(QString()), 0); // every request line arrived
+        const QStringList first = hole.paths();
+        QCOMPARE(QSet<QString>(first.cbegin(), first.cend()),
+                 (QSet<QString>{"/users/u0/rotate", "/users/u1/rotate", "/users/u2/rotate", "/users/u3/rotate"}));
+
+        // The first four time out; the next four in call order go out; two still wait.
+        QTRY_VERIFY(futures[0].isFinished() && futures[3].isFinished());
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(futures[i].result().error().code, ErrorCode::Timeout);
+        QTRY_COMPARE(hole.paths().size(), 8);
+        QTRY_COMPARE(hole.paths().count(QString()), 0);
+        const QStringList next = hole.paths().mid(4);
+        QCOMPARE(QSet<QString>(next.cbegin(), next.cend()),
+                 (QSet<QString>{"/users/u4/rotate", "/users/u5/rotate", "/users/u6/rotate", "/users/u7/rotate"}));
+        QCOMPARE(api->inFlight(), 4);
+        QCOMPARE(api->waiting(), 2);
+        for (int i = 4; i < 10; ++i)
+            QVERIFY(!futures[i].isFinished());
+
+        api.reset();
+        for (int i = 4; i < 10; ++i) {
+            QVERIFY(futures[i].isFinished());
+            QCOMPARE(futures[i].resultCount(), 1);
+            QCOMPARE(futures[i].result().error().code, ErrorCode::Unavailable);
+            QVERIFY(!futures[i].result().error().message.contains(QString::fromLatin1(AdminKey)));
+            // Sent changes may have been made; the two that waited were never sent.
+            QCOMPARE(futures[i].result().error().detail.isEmpty(), i >= 8);
+        }
+        // The aborted connections close; no reply reaches the destroyed object.
+        QTest::qWait(100);
+        for (QTcpSocket *socket : hole.findChildren<QTcpSocket *>())
+            socket->disconnectFromHost();
+        QTest::qWait(100);
+    }
+
+    // A queued call's deadline also bounds its wait: it fails unsent.
+    void aWaitingCallPastItsDeadlineIsNotSent()
+    {
+        BlackHole hole;
+        RemoteApi api(plainEndpoint(hole.serverPort()));
+        api.setDeadlineMs(10'000);
+        QList<QFuture<Result<QList<User>>>> first;
+        for (int i = 0; i < 4; ++i)
+            first.append(api.users());
+        api.setDeadlineMs(200);
+        const std::optional<Error> error = errorOf(api.purgeQueue(QStringLiteral("orders")));
+        QVERIFY(error);
+        QCOMPARE(error->code, ErrorCode::Timeout);
+        QVERIFY2(error->message.startsWith(QStringLiteral("The request was not sent")), qPrintable(error->message));
+        QCOMPARE(api.inFlight(), 4);
+        QCOMPARE(api.waiting(), 0);
+        QTRY_COMPARE(hole.received.size(), 4);
+    }
+
+    // Answers from something that is not (only) our broker.
+    void mapsOtherAnswers_data()
+    {
+        QTest::addColumn<QByteArray>("response");
+        QTest::addColumn<ErrorCode>("code");
+        QTest::addColumn<QString>("message");
+        const auto answer = [](const QByteArray &status, const QByteArray &type, const QByteArray &body) {
+            return "HTTP/1.1 " + status + "\r\nContent-Type: " + type + "\r\nContent-Length: " + QByteArray::number(body.size())
+                + "\r\nConnection: close\r\n\r\n" + body;
+        };
+        QTest::addRow("unavailable") << answer("503 Service Unavailable", "application/problem+json",
+                                               R"({"error":"Storage is read-only","status":503})")
+                                     << ErrorCode::Unavailable << "Storage is read-only";
+        QTest::addRow("gateway-timeout") << answer("504 Gateway Timeout", "application/problem+json",
+                                                   R"({"error":"Storage did not answer","status":504})")
+                                         << ErrorCode::Timeout << "Storage did not answer";
+        QTest::addRow("proxy-html") << answer("502 Bad Gateway", "text/html", "<html>bad gateway</html>") << ErrorCode::Unavailable
+                                    << "The broker answered HTTP 502";
+        QTest::addRow("internal") << answer("500 Internal Server Error", "application/problem+json",
+                                            R"({"error":"Internal error","status":500})")
+                                  << ErrorCode::Internal << "Internal error";
+        QTest::addRow("too-many-failures") << answer("429 Too Many Requests", "application/problem+json",
+                                                     R"({"error":"Too many failed authentication attempts"})")
+                                           << ErrorCode::RateLimited << "Too many failed authentication attempts";
+        QTest::addRow("not-json") << answer("200 OK", "text/plain", "hello") << ErrorCode::Internal
+                                  << "The broker at http://127.0.0.1:%1 answered HTTP 200 without the JSON object of its API";
+        QTest::addRow("wrong-json") << answer("200 OK", "application/json", R"({"something":"else"})") << ErrorCode::Internal
+                                    << "The broker's answer could not be read as a list of users";
+        QTest::addRow("redirect") << QByteArray("HTTP/1.1 307 Temporary Redirect\r\nLocation: http://elsewhere.invalid/users\r\n"
+                                                "Content-Length: 0\r\nConnection: close\r\n\r\n")
+                                  << ErrorCode::Unavailable
+                                  << "The broker at http://127.0.0.1:%1 redirects to http://elsewhere.invalid/users; redirects are not followed";
+    }
+    void mapsOtherAnswers()
+    {
+        QFETCH(QByteArray, response);
+        QFETCH(ErrorCode, code);
+        QFETCH(QString, message);
+        CannedServer server(response);
+        RemoteApi api(plainEndpoint(server.serverPort()));
+        const std::optional<Error> error = errorOf(api.users());
+        QVERIFY(error);
+        QCOMPARE(errorCodeName(error->code), errorCodeName(code));
+        QCOMPARE(error->message, message.contains(QStringLiteral("%1")) ? message.arg(server.serverPort()) : message);
+        QCOMPARE(server.connections, 1); // a redirect is not followed
+        QCOMPARE(api.inFlight(), 0);
+    }
+
+    // Ids and names are percent-encoded into one path segment each.
+    void encodesIdsInPaths()
+    {
+        CannedServer server("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 16\r\nConnection: close\r\n\r\n"
+                            R"({"success":true})");
+        RemoteApi api(plainEndpoint(server.serverPort()));
+        QVERIFY(await(api.removeUser(QStringLiteral("a/b?c#d@e"))).ok());
+        QCOMPARE(server.requests.size(), 1);
+        QVERIFY2(server.requests.first().startsWith("DELETE /users/a%2Fb%3Fc%23d%40e HTTP/1.1\r\n"),
+                 server.requests.first().constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteApi)
+#include "tst_remoteapi.moc"
