@@ -20,28 +20,6 @@
 
 namespace Broker::Ui {
 
-namespace {
-
-QString stateText(const RemoteFeed &feed)
-{
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    switch (feed.state()) {
-    case RemoteFeed::State::Idle: return QObject::tr("stopped");
-    case RemoteFeed::State::Connecting: return QObject::tr("connecting…");
-    case RemoteFeed::State::Connected:
-        // Heartbeats come every HeartbeatSeconds: a longer silence is shown before the feed gives up.
-        if (now - feed.lastHeardMs() > 2 * RemoteFeed::HeartbeatSeconds * 1000)
-            return QObject::tr("silent for %1").arg(formatDuration((now - feed.lastHeardMs()) / 1000));
-        return QObject::tr("connected as %1").arg(feed.userId());
-    case RemoteFeed::State::Reconnecting:
-        return QObject::tr("reconnecting in %1: %2")
-            .arg(formatDuration(qMax<qint64>(1, (feed.retryAtMs() - now + 999) / 1000)), feed.problem());
-    case RemoteFeed::State::AuthFailed: return QObject::tr("key refused: %1").arg(feed.problem());
-    }
-    return {};
-}
-
-} // namespace
 
 BrokersPage::BrokersPage(ConnectionProfiles profiles, Keyring *keyring, QWidget *parent)
     : QWidget(parent), m_profiles(std::move(profiles)), m_keyring(keyring)
@@ -59,6 +37,8 @@ BrokersPage::BrokersPage(ConnectionProfiles profiles, Keyring *keyring, QWidget 
         connect(button, &QPushButton::clicked, this, std::move(action));
         toolbar->addWidget(button);
     };
+    addButton(tr("Open"), tr("Administer the selected broker: a remote one opens in a window of its own (or double-click it)"),
+              [this] { open(selectedName()); });
     addButton(tr("Add broker…"), tr("A remote broker: its URL, its CA for https, and an API key"), [this] { openDialog({}); });
     addButton(tr("Edit…"), tr("Change the selected remote broker's URL, CA or key"), [this] {
         if (find(selectedName()))
@@ -87,8 +67,8 @@ BrokersPage::BrokersPage(ConnectionProfiles profiles, Keyring *keyring, QWidget 
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_view->horizontalHeader()->setSectionResizeMode(BrokersTableModel::Connection, QHeaderView::Stretch);
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
-        if (index.isValid() && m_model->rowAt(index.row()).embedded)
-            Q_EMIT embeddedOpened();
+        if (index.isValid())
+            open(m_model->rowAt(index.row()).name);
     });
     layout->addWidget(m_view, 1);
 
@@ -179,6 +159,21 @@ void BrokersPage::obtainKeyAndFollow(Connection &connection)
         });
         return;
     }
+}
+
+void BrokersPage::open(const QString &name)
+{
+    if (name == m_embedded.name)
+        return Q_EMIT embeddedOpened();
+    Connection *connection = find(name);
+    if (!connection)
+        return;
+    if (connection->key.isEmpty())
+        return askForKey(name); // opened once the key is given, by a second click
+    const Result<RemoteEndpoint> endpoint = endpointOf(connection->profile, connection->key);
+    if (!endpoint)
+        return m_bar->showError(tr("%1 cannot be opened: %2").arg(name, endpoint.error().message));
+    Q_EMIT remoteOpened(name, *endpoint);
 }
 
 void BrokersPage::follow(Connection &connection)
@@ -376,7 +371,7 @@ BrokerRow BrokersPage::rowOf(const Connection &connection) const
         return row;
     }
     const RemoteFeed &feed = *connection.feed;
-    row.connection = stateText(feed);
+    row.connection = feed.stateText(QDateTime::currentMSecsSinceEpoch());
     row.connected = feed.state() == RemoteFeed::State::Connected;
     row.updatedMs = feed.lastHeardMs();
     if (feed.lastHeardMs() > 0 && feed.allows(QStringLiteral("list_queues"))) {

@@ -45,6 +45,9 @@ public:
     // Changes one (the name stays); a non-empty `key` replaces the stored one.
     Result<void> editConnection(const ConnectionProfile &profile, const QByteArray &key);
     void removeConnection(const QString &name);
+    // Opens the named broker for administration: embeddedOpened() or remoteOpened(); a remote
+    // broker without a key asks for it first.
+    void open(const QString &name);
     // Connects again; asks for the key first when there is none.
     void reconnect(const QString &name);
 
@@ -58,6 +61,8 @@ public:
 Q_SIGNALS:
     // The embedded broker's row was opened (its pages are the app's).
     void embeddedOpened();
+    // A remote broker's row was opened: the coordinator gives it a window of its own.
+    void remoteOpened(const QString &name, const Broker::RemoteEndpoint &endpoint);
 
 private:
     struct Connection

@@ -10,7 +10,7 @@
 
 namespace Broker::Ui {
 
-BrowseDialog::BrowseDialog(BrokerClient &client, const StartReport &start, const QString &queue, QWidget *parent)
+BrowseDialog::BrowseDialog(BrokerConnection &client, const StartReport &start, const QString &queue, QWidget *parent)
     : QDialog(parent)
 {
     setWindowTitle(tr("Messages in %1").arg(queue));
@@ -25,7 +25,7 @@ BrowseDialog::BrowseDialog(BrokerClient &client, const StartReport &start, const
     m_browser->showQueue(queue);
     // What the actions need from the snapshots: the queue's options (its dead-letter queue) and
     // the names Move… offers. A binary search: the queues come sorted by name.
-    connect(&client, &BrokerClient::snapshotUpdated, this, [this, queue](const BrokerSnapshot &snapshot) {
+    connect(&client, &BrokerConnection::snapshotUpdated, this, [this, queue](const BrokerSnapshot &snapshot) {
         m_browser->showQueues(snapshot.queues);
         const auto found = std::lower_bound(snapshot.queues.cbegin(), snapshot.queues.cend(), queue,
                                             [](const QueueInfo &info, const QString &name) { return info.name < name; });

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "runtime/brokerclient.h"
+#include "runtime/brokerconnection.h"
 
 #include <QDialog>
 
@@ -15,7 +15,7 @@ class BrowseDialog : public QDialog
 {
     Q_OBJECT
 public:
-    BrowseDialog(BrokerClient &client, const StartReport &start, const QString &queue, QWidget *parent = nullptr);
+    BrowseDialog(BrokerConnection &client, const StartReport &start, const QString &queue, QWidget *parent = nullptr);
 
     MessageBrowser *browser() const { return m_browser; }
 

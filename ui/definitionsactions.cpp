@@ -87,7 +87,7 @@ QString describeImport(const DefinitionsImport &summary)
     return lines.join(QLatin1Char('\n'));
 }
 
-DefinitionsActions::DefinitionsActions(BrokerClient &client, QWidget *window)
+DefinitionsActions::DefinitionsActions(BrokerConnection &client, QWidget *window)
     : QObject(window), m_client(client), m_window(window)
 {
     setObjectName(QStringLiteral("definitionsActions"));

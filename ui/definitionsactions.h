@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "runtime/brokerclient.h"
+#include "runtime/brokerconnection.h"
 
 #include <QObject>
 
@@ -22,7 +22,7 @@ class DefinitionsActions : public QObject
     Q_OBJECT
 public:
     // `window` parents the dialogs and must outlive this object.
-    DefinitionsActions(BrokerClient &client, QWidget *window);
+    DefinitionsActions(BrokerConnection &client, QWidget *window);
 
     QAction *exportAction() const { return m_export; }
     QAction *importAction() const { return m_import; }
@@ -44,7 +44,7 @@ private:
     void showSummary(const DefinitionsImport &summary);
     void showError(const QString &title, const QString &message);
 
-    BrokerClient &m_client;
+    BrokerConnection &m_client;
     QWidget *m_window;
     QAction *m_export;
     QAction *m_import;

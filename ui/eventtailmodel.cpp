@@ -67,6 +67,8 @@ QVariant EventTailModel::data(const QModelIndex &index, int role) const
         return queueWide ? QString() : MessageId::format(event.sequence);
     if (role == KindRole)
         return int(event.kind);
+    if (role == QueueRole)
+        return event.queue;
     if (role != Qt::DisplayRole)
         return {};
     switch (Column(index.column())) {

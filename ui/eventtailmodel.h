@@ -16,6 +16,7 @@ public:
     enum Column { Time, Event, Queue, Message, Delivery, User, Detail, ColumnCount };
     static constexpr int MessageIdRole = Qt::UserRole + 1;
     static constexpr int KindRole = Qt::UserRole + 2; // MessageEventKind as int
+    static constexpr int QueueRole = Qt::UserRole + 3;
 
     explicit EventTailModel(int capacity = 5000, QObject *parent = nullptr);
 

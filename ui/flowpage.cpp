@@ -37,7 +37,7 @@ constexpr qsizetype MaxTracked = 32;  // queue histories kept at most
 
 } // namespace
 
-FlowPage::FlowPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_client(client)
+FlowPage::FlowPage(BrokerConnection &client, QWidget *parent) : QWidget(parent), m_client(client)
 {
     auto *layout = new QVBoxLayout(this);
     auto *chartRow = new QHBoxLayout;
@@ -123,7 +123,7 @@ FlowPage::FlowPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_c
             [this](const QModelIndex &current) {
                 const QString id = current.data(EventTailModel::MessageIdRole).toString();
                 if (!id.isEmpty())
-                    showLifecycle(id);
+                    showLifecycle(current.data(EventTailModel::QueueRole).toString(), id);
             });
     connect(m_tailView->selectionModel(), &QItemSelectionModel::selectionChanged, this, &FlowPage::updateHold);
     // Keep the newest row in view unless the user scrolled up to read.
@@ -199,7 +199,7 @@ void FlowPage::showSnapshot(const BrokerSnapshot &snapshot)
     if (!m_lifecycleId.isEmpty()) {
         for (const MessageEvent &event : snapshot.recentEvents) {
             if (MessageId::format(event.sequence) == m_lifecycleId) {
-                showLifecycle(m_lifecycleId); // the selected message moved on
+                showLifecycle(m_lifecycleQueue, m_lifecycleId); // the selected message moved on
                 break;
             }
         }
@@ -294,10 +294,11 @@ void FlowPage::redrawChart()
         m_chart->addSample(point.timeMs, {point.publish, point.consume});
 }
 
-void FlowPage::showLifecycle(const QString &messageId)
+void FlowPage::showLifecycle(const QString &queue, const QString &messageId)
 {
+    m_lifecycleQueue = queue;
     m_lifecycleId = messageId;
-    whenFinished(m_client.lifecycle(messageId), this, [this, messageId](Result<QList<MessageEvent>> events) {
+    whenFinished(m_client.lifecycle(queue, messageId), this, [this, messageId](Result<QList<MessageEvent>> events) {
         if (messageId != m_lifecycleId)
             return; // another message was selected meanwhile
         m_timeline->clear();

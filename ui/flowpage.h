@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "runtime/brokerclient.h"
+#include "runtime/brokerconnection.h"
 
 #include <QHash>
 #include <QWidget>
@@ -28,7 +28,7 @@ class FlowPage : public QWidget
 {
     Q_OBJECT
 public:
-    explicit FlowPage(BrokerClient &client, QWidget *parent = nullptr);
+    explicit FlowPage(BrokerConnection &client, QWidget *parent = nullptr);
 
     void showSnapshot(const Broker::BrokerSnapshot &snapshot);
     void clear();
@@ -41,7 +41,7 @@ public:
     // events wait (counted in holdLabel()) so that nothing moves under a click.
     bool isHeld() const { return m_held; }
     QLabel *holdLabel() const { return m_holdLabel; }
-    void showLifecycle(const QString &messageId);
+    void showLifecycle(const QString &queue, const QString &messageId);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -58,7 +58,7 @@ private:
     void updateHold();
     void showTailState();
 
-    BrokerClient &m_client;
+    BrokerConnection &m_client;
     QComboBox *m_queuePicker;
     RateChart *m_chart;
     EventTailModel *m_tail;
@@ -82,6 +82,7 @@ private:
     QHash<QString, History> m_history;
     QStringList m_pickerNames;
     qint64 m_lastHistoryMs = 0;
+    QString m_lifecycleQueue; // the queue it was selected in: the API shows a message to those who may peek there
     QString m_lifecycleId;
 };
 

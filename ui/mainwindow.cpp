@@ -11,6 +11,7 @@
 #include "brokerspage.h"
 #include "keyring.h"
 #include "overviewpage.h"
+#include "pagegate.h"
 #include "queuedetailpage.h"
 #include "queuespage.h"
 #include "settingspage.h"
@@ -42,9 +43,23 @@
 namespace Broker::Ui {
 
 MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidget *parent)
-    : QMainWindow(parent), m_client(client), m_hostSettings(settings)
+    : MainWindow(&client, nullptr, settings, parent)
 {
-    setWindowTitle(QStringLiteral("BrokerDesk"));
+}
+
+MainWindow::MainWindow(std::unique_ptr<RemoteConnection> connection, QWidget *parent)
+    : MainWindow(nullptr, std::move(connection), HostSettings{}, parent)
+{
+}
+
+MainWindow::MainWindow(BrokerClient *embedded, std::unique_ptr<RemoteConnection> remote, const HostSettings &settings,
+                       QWidget *parent)
+    : QMainWindow(parent), m_remote(std::move(remote)),
+      m_connection(m_remote ? static_cast<BrokerConnection &>(*m_remote) : *embedded), m_embedded(embedded),
+      m_hostSettings(settings)
+{
+    BrokerConnection &connection = m_connection;
+    setWindowTitle(m_remote ? tr("%1 — BrokerDesk").arg(m_remote->name()) : QStringLiteral("BrokerDesk"));
     auto *central = new QWidget;
     auto *layout = new QHBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -61,29 +76,33 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     setCentralWidget(central);
 
     m_overview = new OverviewPage;
-    m_queues = new QueuesPage(client);
-    m_flow = new FlowPage(client);
-    m_users = new UsersPage(client);
+    m_queues = new QueuesPage(connection);
+    m_flow = new FlowPage(connection);
+    m_users = new UsersPage(connection);
     m_errors = new ErrorsPage;
-    m_settings = new SettingsPage(client);
     addPage(m_overview, tr("Overview"), QStringLiteral("go-home"), tr("Health, totals and rates of the whole broker"));
     addPage(m_queues, tr("Queues"), QStringLiteral("folder"), tr("Every queue: create, publish, browse, purge, delete"));
     addPage(m_flow, tr("Message flow"), QStringLiteral("network-transmit-receive"),
             tr("Rates over time, the live event tail and a message's lifecycle"));
     addPage(m_users, tr("Users"), QStringLiteral("system-users"), tr("Users, their roles and API keys"));
     addPage(m_errors, tr("Errors"), QStringLiteral("dialog-warning"), tr("What went wrong, how often, and where"));
-    addPage(m_settings, tr("Settings"), QStringLiteral("preferences-system"), tr("The broker's configuration file"));
-    // Remote brokers: their connections beside the configuration file (no keys: those are in the keyring).
-    m_brokers = new BrokersPage(ConnectionProfiles(settings.configFile.isEmpty()
-                                                       ? ConnectionProfiles::defaultFile()
-                                                       : QFileInfo(settings.configFile).absoluteDir().filePath(QStringLiteral("connections.json"))),
-                                new Keyring(QStringLiteral("brokerdesk"), this));
-    addPage(m_brokers, tr("Brokers"), QStringLiteral("network-server"),
+    if (m_embedded) {
+        m_settings = new SettingsPage(*m_embedded);
+        // Remote brokers: their connections beside the configuration file (no keys: those are in the keyring).
+        m_brokers = new BrokersPage(ConnectionProfiles(settings.configFile.isEmpty()
+                                                           ? ConnectionProfiles::defaultFile()
+                                                           : QFileInfo(settings.configFile).absoluteDir().filePath(QStringLiteral("connections.json"))),
+                                    new Keyring(QStringLiteral("brokerdesk"), this));
+    }
+    // A remote broker's window keeps the sidebar's places (Ctrl+6, Ctrl+7 mean the same in every
+    // window), with a notice where the main window's own pages would be.
+    addPage(m_settings ? static_cast<QWidget *>(m_settings) : new QWidget, tr("Settings"), QStringLiteral("preferences-system"),
+            tr("The broker's configuration file"));
+    addPage(m_brokers ? static_cast<QWidget *>(m_brokers) : new QWidget, tr("Brokers"), QStringLiteral("network-server"),
             tr("Every broker this desktop follows, this app's and remote ones, live"));
-    connect(m_brokers, &BrokersPage::embeddedOpened, this, [this] { showPage(Overview); });
     connect(m_nav, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
     // Queue detail: a stack page without a sidebar entry, opened from the queues table.
-    m_queueDetail = new QueueDetailPage(client);
+    m_queueDetail = new QueueDetailPage(connection);
     m_stack->addWidget(m_queueDetail);
     connect(m_queues, &QueuesPage::queueOpened, this, &MainWindow::openQueue);
     connect(m_queueDetail, &QueueDetailPage::backRequested, this, [this] { m_stack->setCurrentIndex(Queues); });
@@ -99,26 +118,46 @@ MainWindow::MainWindow(BrokerClient &client, const HostSettings &settings, QWidg
     statusBar()->addWidget(m_stateLabel);
     statusBar()->addPermanentWidget(m_urlLabel);
 
-    connect(&client, &BrokerClient::stateChanged, this, &MainWindow::stateChanged);
-    connect(&client, &BrokerClient::snapshotUpdated, this, &MainWindow::applySnapshot);
-    connect(&client, &BrokerClient::directoryUpdated, m_users, &UsersPage::showDirectory);
-    connect(&client, &BrokerClient::directoryUpdated, m_errors, &ErrorsPage::showDirectory);
-    connect(&client, &BrokerClient::notificationRaised, this, &MainWindow::notify);
-    connect(m_settings, &SettingsPage::applyRequested, this, &MainWindow::applySettings);
-    connect(m_settings, &SettingsPage::tlsReloadRequested, this, &MainWindow::reloadTls);
-    setUpTray();
-    m_brokers->loadConnections();
-    m_definitions = new DefinitionsActions(client, this);
+    connect(&connection, &BrokerConnection::linkChanged, this, &MainWindow::linkChanged);
+    connect(&connection, &BrokerConnection::permissionsChanged, this, &MainWindow::applyPermissions);
+    connect(&connection, &BrokerConnection::snapshotUpdated, this, &MainWindow::applySnapshot);
+    connect(&connection, &BrokerConnection::directoryUpdated, m_users, &UsersPage::showDirectory);
+    connect(&connection, &BrokerConnection::directoryUpdated, m_errors, &ErrorsPage::showDirectory);
+    connect(&connection, &BrokerConnection::notificationRaised, this, &MainWindow::notify);
+    if (m_embedded) {
+        connect(m_embedded, &BrokerClient::stateChanged, this, &MainWindow::embeddedStateChanged);
+        connect(m_settings, &SettingsPage::applyRequested, this, &MainWindow::applySettings);
+        connect(m_settings, &SettingsPage::tlsReloadRequested, this, &MainWindow::reloadTls);
+        connect(m_brokers, &BrokersPage::embeddedOpened, this, [this] { showPage(Overview); });
+        connect(m_brokers, &BrokersPage::remoteOpened, this, &MainWindow::openRemote);
+        setUpTray();
+        m_brokers->loadConnections();
+    } else {
+        // The start report of a remote broker is what its API tells, as it comes.
+        connect(&connection, &BrokerConnection::descriptionChanged, this, &MainWindow::describe);
+        m_urlLabel->setText(m_remote->description().apiUrl);
+        m_linkTicker.setInterval(1000);
+        connect(&m_linkTicker, &QTimer::timeout, this, &MainWindow::linkChanged);
+        m_linkTicker.start();
+    }
+    m_definitions = new DefinitionsActions(connection, this);
     buildMenus();
+    applyPermissions();
 
     // Small screens and tiled windows: the pages scroll rather than forcing a larger window.
     setMinimumSize(640, 480);
     resize(1100, 720);
-    QSettings state;
-    restoreGeometry(state.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(state.value(QStringLiteral("window/state")).toByteArray());
-    const int page = state.value(QStringLiteral("window/page"), int(Overview)).toInt();
-    showPage(Page(qBound(0, page, PageCount - 1)));
+    if (m_embedded) {
+        QSettings state;
+        restoreGeometry(state.value(QStringLiteral("window/geometry")).toByteArray());
+        restoreState(state.value(QStringLiteral("window/state")).toByteArray());
+        const int page = state.value(QStringLiteral("window/page"), int(Overview)).toInt();
+        showPage(Page(qBound(0, page, PageCount - 1)));
+    } else {
+        setAttribute(Qt::WA_DeleteOnClose);
+        linkChanged();
+        m_remote->start();
+    }
 }
 
 MainWindow::~MainWindow() = default;
@@ -130,15 +169,17 @@ void MainWindow::addPage(QWidget *page, const QString &title, const QString &ico
     // that are mostly a table scroll by themselves and stay out of one (a scroll area would
     // re-measure the page on every snapshot tick).
     const bool scrollsItself = page == m_queues || page == m_flow;
-    if (scrollsItself) {
-        m_stack->addWidget(page);
-    } else {
+    QWidget *content = page;
+    if (!scrollsItself) {
         auto *scroll = new QScrollArea;
         scroll->setFrameShape(QFrame::NoFrame);
         scroll->setWidgetResizable(true);
         scroll->setWidget(page);
-        m_stack->addWidget(scroll);
+        content = scroll;
     }
+    auto *gate = new PageGate(content);
+    m_gates.append(gate);
+    m_stack->addWidget(gate);
     auto *item = new QListWidgetItem(themeIcon(icon), title, m_nav);
     item->setToolTip(QStringLiteral("%1 (Ctrl+%2)").arg(tip).arg(m_nav->count()));
     item->setSizeHint(QSize(0, m_nav->fontMetrics().height() + 16));
@@ -146,8 +187,91 @@ void MainWindow::addPage(QWidget *page, const QString &title, const QString &ico
 
 QWidget *MainWindow::pageWidget(Page page) const
 {
-    auto *scroll = qobject_cast<QScrollArea *>(m_stack->widget(page));
-    return scroll ? scroll->widget() : m_stack->widget(page);
+    QWidget *content = m_gates.value(page) ? m_gates.value(page)->page() : nullptr;
+    auto *scroll = qobject_cast<QScrollArea *>(content);
+    return scroll ? scroll->widget() : content;
+}
+
+bool MainWindow::isPageOpen(Page page) const
+{
+    return m_gates.value(page) && m_gates.value(page)->isOpen();
+}
+
+void MainWindow::applyPermissions()
+{
+    const auto gate = [this](Page page, bool open, const QString &title, const QString &explanation) {
+        PageGate *pageGate = m_gates.value(page);
+        QListWidgetItem *item = m_nav->item(page);
+        if (open) {
+            pageGate->open();
+            item->setForeground(QBrush());
+            return;
+        }
+        pageGate->close(title, explanation);
+        item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
+    };
+    // Until GET /me answered nothing is known: pages stay as they are rather than flicker.
+    const bool known = m_embedded || !m_remote->feed().userId().isEmpty();
+    const QString user = m_remote ? m_remote->feed().userId().toHtmlEscaped() : QString();
+    const auto lacks = [&](const QString &permission, const QString &what) {
+        return tr("The key of <b>%1</b> may not %2: its roles do not grant <tt>%3</tt>. "
+                  "Ask an admin of this broker for a key whose roles do.")
+            .arg(user, what, permission);
+    };
+    if (known) {
+        gate(Users, m_connection.allows(QStringLiteral("manage_users")), tr("Users: not permitted"),
+             lacks(QStringLiteral("manage_users"), tr("see or manage users")));
+        gate(Errors, m_connection.allows(QStringLiteral("view_errors")), tr("Errors: not permitted"),
+             lacks(QStringLiteral("view_errors"), tr("see the broker's errors")));
+    }
+    if (!m_embedded) {
+        gate(Settings, false, tr("Settings are the server's"),
+             tr("A remote broker is configured on its server (message_broker.yaml, brokerd's flags); "
+                "this window administers its queues, messages and users."));
+        gate(Brokers, false, tr("Brokers are in the main window"),
+             tr("The list of brokers this desktop follows is on the main window's Brokers page."));
+    }
+}
+
+void MainWindow::linkChanged()
+{
+    const BrokerConnection::Link link = m_connection.link();
+    m_overview->showLink(link, m_connection.linkText());
+    if (m_embedded)
+        return; // embeddedStateChanged() tells the rest
+    m_stateLabel->setText(m_connection.linkText());
+    if (link == BrokerConnection::Link::Refused || link == BrokerConnection::Link::Offline)
+        m_flow->clear();
+}
+
+void MainWindow::describe()
+{
+    const StartReport description = m_connection.description();
+    m_overview->showStart(description);
+    m_queues->showStart(description);
+    m_queueDetail->showStart(description);
+    m_users->showStart(description);
+}
+
+MainWindow *MainWindow::remoteWindow(const QString &name) const
+{
+    return m_remoteWindows.value(name);
+}
+
+MainWindow *MainWindow::openRemote(const QString &name, const RemoteEndpoint &endpoint)
+{
+    if (MainWindow *open = remoteWindow(name)) {
+        open->showNormal();
+        open->raise();
+        open->activateWindow();
+        return open;
+    }
+    // A top-level window of its own (no parent: it closes by itself); it owns its connection.
+    auto *window = new MainWindow(std::make_unique<RemoteConnection>(name, endpoint));
+    m_remoteWindows.insert(name, window);
+    connect(this, &QObject::destroyed, window, &QWidget::close);
+    window->show();
+    return window;
 }
 
 MainWindow::Page MainWindow::currentPage() const
@@ -171,7 +295,7 @@ void MainWindow::focusFilter()
 
 void MainWindow::refresh()
 {
-    if (m_client.state() != BrokerClient::State::Running)
+    if (m_connection.link() != BrokerConnection::Link::Online)
         return;
     BrokerSnapshot again = m_lastSnapshot;
     again.recentEvents.clear(); // the tail has them already
@@ -199,6 +323,11 @@ void MainWindow::buildMenus()
     file->addAction(m_definitions->exportAction());
     file->addAction(m_definitions->importAction());
     file->addSeparator();
+    if (!m_embedded) {
+        QAction *close = file->addAction(tr("&Close"), this, &QWidget::close);
+        close->setShortcut(QKeySequence::Close);
+        close->setStatusTip(tr("Close this broker's window (the broker goes on)"));
+    }
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
     quit->setStatusTip(tr("Stop the broker and close BrokerDesk"));
@@ -284,7 +413,8 @@ void MainWindow::openQueue(const QString &queue)
 
 void MainWindow::startBroker()
 {
-    whenFinished(m_client.start(m_hostSettings), this, [this](const StartReport &report) { showStartReport(report); });
+    Q_ASSERT(m_embedded);
+    whenFinished(m_embedded->start(m_hostSettings), this, [this](const StartReport &report) { showStartReport(report); });
 }
 
 void MainWindow::showStartReport(const StartReport &report, bool showKeys)
@@ -301,7 +431,7 @@ void MainWindow::showStartReport(const StartReport &report, bool showKeys)
         return;
     }
     m_urlLabel->setText(report.apiUrl);
-    m_brokers->showEmbeddedState(m_client.state(), report.apiUrl);
+    m_brokers->showEmbeddedState(m_embedded->state(), report.apiUrl);
     for (const QString &warning : report.configWarnings)
         statusBar()->showMessage(warning, 10000);
     for (const IssuedKey &key : showKeys ? report.issuedKeys : QList<IssuedKey>{}) {
@@ -315,9 +445,8 @@ void MainWindow::showStartReport(const StartReport &report, bool showKeys)
     }
 }
 
-void MainWindow::stateChanged(BrokerClient::State state)
+void MainWindow::embeddedStateChanged(BrokerClient::State state)
 {
-    m_overview->showState(state);
     m_brokers->showEmbeddedState(state, state == BrokerClient::State::Running ? m_urlLabel->text() : QString());
     switch (state) {
     case BrokerClient::State::Stopped: m_stateLabel->setText(tr("Broker stopped")); break;
@@ -343,7 +472,8 @@ void MainWindow::applySnapshot(const BrokerSnapshot &snapshot)
     m_queues->showSnapshot(snapshot);
     m_flow->showSnapshot(snapshot);
     m_queueDetail->showSnapshot(snapshot);
-    m_brokers->showEmbeddedSnapshot(snapshot);
+    if (m_brokers)
+        m_brokers->showEmbeddedSnapshot(snapshot);
     m_forecastAlerts->check(snapshot);
     m_lastApplyMs = double(timer.nsecsElapsed()) / 1e6;
     if (m_tray) {
@@ -365,7 +495,7 @@ void MainWindow::applySettings(const QList<ConfigChange> &changes, const QString
             next.portOverride = -1;
     }
     m_settings->setBusy(true);
-    whenFinished(m_client.applySettings(next, changes), this,
+    whenFinished(m_embedded->applySettings(next, changes), this,
                  [this, next, descriptions](const Result<ApplyReport> &applied) {
         m_settings->setBusy(false);
         if (!applied) {
@@ -394,7 +524,7 @@ void MainWindow::applySettings(const QList<ConfigChange> &changes, const QString
 void MainWindow::reloadTls(const QList<ConfigChange> &changes, const QStringList &descriptions)
 {
     m_settings->setBusy(true);
-    whenFinished(m_client.reloadTls(m_hostSettings.configFile, changes), this,
+    whenFinished(m_embedded->reloadTls(m_hostSettings.configFile, changes), this,
                  [this, descriptions](const Result<TlsReloadReport> &reloaded) {
         m_settings->setBusy(false);
         if (!reloaded) {
@@ -442,6 +572,8 @@ void MainWindow::setUpTray()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (!m_embedded)
+        return QMainWindow::closeEvent(event); // the main window's place and page are the ones kept
     QSettings state;
     state.setValue(QStringLiteral("window/geometry"), saveGeometry());
     state.setValue(QStringLiteral("window/state"), saveState());

@@ -2,6 +2,13 @@
 #pragma once
 
 #include "runtime/brokerclient.h"
+#include "runtime/remoteconnection.h"
+
+#include <QMap>
+#include <QPointer>
+#include <QTimer>
+
+#include <memory>
 
 #include <QMainWindow>
 
@@ -20,14 +27,19 @@ class ErrorsPage;
 class FlowPage;
 class ForecastAlerts;
 class OverviewPage;
+class PageGate;
 class QueueDetailPage;
 class QueuesPage;
 class SettingsPage;
 class UsersPage;
 
-// The coordinator: starts the broker through the BrokerClient, hands its snapshots and reports
-// to the pages, shows first-run keys, applies settings by restarting the broker, and keeps the
-// tray icon and window state. The pages do the rest.
+// The coordinator of one broker's window. The app's main window: starts the embedded broker
+// through the BrokerClient, hands its snapshots and reports to the pages, shows first-run keys,
+// applies settings by restarting the broker, keeps the tray icon and window state, and opens a
+// window of its own for each remote broker opened on the Brokers page. A remote broker's window:
+// the same pages on a RemoteConnection (it owns it), its link always in the status bar, pages the
+// key may not use shown as not permitted, and Settings and Brokers as the main window's alone.
+// The pages do the rest.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -35,7 +47,17 @@ public:
     enum Page { Overview, Queues, Flow, Users, Errors, Settings, Brokers, PageCount };
 
     MainWindow(BrokerClient &client, const HostSettings &settings, QWidget *parent = nullptr);
+    // A remote broker's window; takes `connection` (and starts it).
+    explicit MainWindow(std::unique_ptr<RemoteConnection> connection, QWidget *parent = nullptr);
     ~MainWindow() override;
+
+    BrokerConnection &connection() const { return m_connection; }
+    // The remote brokers' windows this window opened (still open), by connection name.
+    MainWindow *remoteWindow(const QString &name) const;
+    // Opens (or raises) the window of a remote broker.
+    MainWindow *openRemote(const QString &name, const RemoteEndpoint &endpoint);
+    // Whether `page` can be used here (false: a notice says why in its place).
+    bool isPageOpen(Page page) const;
 
     void startBroker();
     // Hands a start's outcome to the pages; with `showKeys`, newly issued keys are shown once.
@@ -71,9 +93,16 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    // One of `embedded` and `remote`.
+    MainWindow(BrokerClient *embedded, std::unique_ptr<RemoteConnection> remote, const HostSettings &settings,
+               QWidget *parent);
     void addPage(QWidget *page, const QString &title, const QString &icon, const QString &tip);
+    // Gates the pages on what the connection may do, and the embedded broker's own pages.
+    void applyPermissions();
+    void linkChanged();
+    void describe();
     void buildMenus();
-    void stateChanged(BrokerClient::State state);
+    void embeddedStateChanged(BrokerClient::State state);
     void applySnapshot(const BrokerSnapshot &snapshot);
     void applySettings(const QList<ConfigChange> &changes, const QStringList &descriptions);
     // Serves a new certificate without a restart (only api.tls's files or lowest version changed).
@@ -81,8 +110,12 @@ private:
     void notify(const ErrorRecord &record);
     void setUpTray();
 
-    BrokerClient &m_client;
+    std::unique_ptr<RemoteConnection> m_remote; // a remote broker's window owns its connection
+    BrokerConnection &m_connection;
+    BrokerClient *m_embedded;                   // null in a remote broker's window
     HostSettings m_hostSettings;
+    QList<PageGate *> m_gates;                  // one per Page, in order
+    QTimer m_linkTicker;                        // a remote link's words age (retry countdown, silence)
     QListWidget *m_nav;
     QStackedWidget *m_stack;
     OverviewPage *m_overview;
@@ -90,8 +123,8 @@ private:
     FlowPage *m_flow;
     UsersPage *m_users;
     ErrorsPage *m_errors;
-    SettingsPage *m_settings;
-    BrokersPage *m_brokers;
+    SettingsPage *m_settings = nullptr;         // null in a remote broker's window
+    BrokersPage *m_brokers = nullptr;           // likewise
     QueueDetailPage *m_queueDetail;
     ForecastAlerts *m_forecastAlerts;
     QLabel *m_stateLabel;
@@ -99,6 +132,7 @@ private:
     QSystemTrayIcon *m_tray = nullptr;
     QActionGroup *m_themes = nullptr;
     DefinitionsActions *m_definitions = nullptr; // File › Export / Import definitions
+    QMap<QString, QPointer<MainWindow>> m_remoteWindows;
     BrokerSnapshot m_lastSnapshot;
     double m_lastApplyMs = 0;
 };

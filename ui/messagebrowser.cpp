@@ -28,7 +28,7 @@
 
 namespace Broker::Ui {
 
-MessageBrowser::MessageBrowser(BrokerClient &client, QWidget *parent) : QWidget(parent), m_client(client)
+MessageBrowser::MessageBrowser(BrokerConnection &client, QWidget *parent) : QWidget(parent), m_client(client)
 {
     setObjectName(QStringLiteral("messageBrowser"));
     auto *layout = new QVBoxLayout(this);
@@ -285,7 +285,7 @@ BrowseQuery MessageBrowser::query() const
 
 MessageTransfer::PageSource MessageBrowser::pageSource() const
 {
-    BrokerClient *client = &m_client;
+    BrokerConnection *client = &m_client;
     const QString queue = m_queue;
     const BrowseQuery base = query();
     return [client, queue, base](qint64 offset, qint64 limit) {

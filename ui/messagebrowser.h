@@ -3,7 +3,7 @@
 
 #include "messagetransfer.h"
 
-#include "runtime/brokerclient.h"
+#include "runtime/brokerconnection.h"
 
 #include <QFileDialog>
 #include <QHash>
@@ -39,7 +39,7 @@ public:
     static constexpr int PageSize = 50;
     enum class SearchKind { Text, Header, Id };
 
-    explicit MessageBrowser(BrokerClient &client, QWidget *parent = nullptr);
+    explicit MessageBrowser(BrokerConnection &client, QWidget *parent = nullptr);
 
     void showStart(const Broker::StartReport &report);
     void showQueue(const QString &queue);
@@ -108,7 +108,7 @@ private:
     void updateMessageActions(bool selected);
     Broker::MessageState shownState() const;
 
-    BrokerClient &m_client;
+    BrokerConnection &m_client;
     StartReport m_start;
     QString m_queue;
     QueueInfo m_info;

@@ -185,7 +185,7 @@ void MessageBrowser::runAction(MessageAction::Kind kind, const QStringList &ids,
     action.kind = kind;
     action.ids = ids;
     action.target = target;
-    action.user = BrokerClient::desktopUser();
+    action.user = BrokerConnection::desktopUser();
     whenFinished(m_client.messageAction(actionQueue(), action), this,
                  [this, kind, target](const Result<MessageActionResult> &result) { actionFinished(kind, target, result); });
 }

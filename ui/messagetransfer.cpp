@@ -127,7 +127,7 @@ void MessageTransfer::exportNextPage()
     });
 }
 
-MessageTransfer *MessageTransfer::importFrom(const QString &fileName, BrokerClient &client, const QString &queue,
+MessageTransfer *MessageTransfer::importFrom(const QString &fileName, BrokerConnection &client, const QString &queue,
                                              QWidget *parent)
 {
     auto *transfer = new MessageTransfer(parent);

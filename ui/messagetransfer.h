@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "runtime/brokerclient.h"
+#include "runtime/brokerconnection.h"
 
 #include <QFile>
 #include <QObject>
@@ -39,7 +39,7 @@ public:
     static MessageTransfer *exportMessages(const QString &fileName, const QList<Broker::Message> &messages,
                                            QWidget *parent);
     // Publishes every line of `fileName` to `queue`.
-    static MessageTransfer *importFrom(const QString &fileName, BrokerClient &client, const QString &queue,
+    static MessageTransfer *importFrom(const QString &fileName, BrokerConnection &client, const QString &queue,
                                        QWidget *parent);
 
     qint64 done() const { return m_done; }
@@ -66,7 +66,7 @@ private:
     qint64 m_offset = 0;
     std::unique_ptr<QSaveFile> m_out;
     // Import
-    BrokerClient *m_client = nullptr;
+    BrokerConnection *m_client = nullptr;
     QString m_queue;
     std::unique_ptr<QFile> m_in;
     qint64 m_lineNumber = 0;

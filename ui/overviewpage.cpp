@@ -81,7 +81,7 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
     m_chart->addSeries(tr("publish"), Palette::color(Palette::PublishSeries));
     m_chart->addSeries(tr("consume"), Palette::color(Palette::ConsumeSeries));
     layout->addWidget(m_chart, 1);
-    showState(BrokerClient::State::Stopped);
+    showLink(BrokerConnection::Link::Offline, tr("stopped"));
 }
 
 QLabel *OverviewPage::addFigure(const QString &caption, int row, int column)
@@ -106,6 +106,8 @@ QString OverviewPage::storageText(const StartReport &report)
         const QString where = QStringLiteral("redis %1:%2").arg(redis.host).arg(redis.port);
         return redis.database == 0 ? where : tr("%1, database %2").arg(where).arg(redis.database);
     }
+    if (report.durability.isEmpty())
+        return report.storage; // a remote broker: its API does not tell its journal's settings
     const QString durability = report.durability == QLatin1StringView("none")
         ? tr("volatile")
         : tr("journal, fsync %1").arg(report.durability);
@@ -119,16 +121,17 @@ void OverviewPage::showStart(const StartReport &report)
         m_storage->setText(storageText(report));
 }
 
-void OverviewPage::showState(BrokerClient::State state)
+void OverviewPage::showLink(BrokerConnection::Link link, const QString &text)
 {
-    switch (state) {
-    case BrokerClient::State::Stopped: m_status->setText(statusHtml(tr("stopped"), Palette::Muted)); break;
-    case BrokerClient::State::Starting: m_status->setText(statusHtml(tr("starting"), Palette::Muted)); break;
-    case BrokerClient::State::Failed: m_status->setText(statusHtml(tr("not running"), Palette::Bad)); break;
-    case BrokerClient::State::Running: break; // the next snapshot tells the health
+    using Link = BrokerConnection::Link;
+    switch (link) {
+    case Link::Online: return; // the next snapshot tells the health
+    case Link::Connecting:
+    case Link::Offline: m_status->setText(statusHtml(text, Palette::Muted)); break;
+    case Link::Reconnecting: m_status->setText(statusHtml(text, Palette::Warning)); return; // the chart's history stays
+    case Link::Refused: m_status->setText(statusHtml(text, Palette::Bad)); break;
     }
-    if (state != BrokerClient::State::Running)
-        m_chart->clear();
+    m_chart->clear();
 }
 
 void OverviewPage::showSnapshot(const BrokerSnapshot &snapshot)

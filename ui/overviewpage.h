@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "runtime/brokerclient.h"
+#include "runtime/brokerconnection.h"
 
 #include <QWidget>
 
@@ -25,7 +25,8 @@ public:
     // "memory (journal, fsync everysec)", "memory (volatile)", "redis 127.0.0.1:6379".
     static QString storageText(const Broker::StartReport &report);
     void showStart(const Broker::StartReport &report);
-    void showState(Broker::BrokerClient::State state);
+    // Until the broker is online, what the link is (its words), in place of the health.
+    void showLink(Broker::BrokerConnection::Link link, const QString &text);
     void showSnapshot(const Broker::BrokerSnapshot &snapshot);
     void showStoreStatus(const Broker::StoreStatus &status, qint64 nowMs);
     void showWebhook(const std::optional<Broker::WebhookStatus> &webhook);

@@ -41,7 +41,7 @@ const QueueInfo *findQueue(const QList<QueueInfo> &queues, const QString &name)
 
 } // namespace
 
-QueueDetailPage::QueueDetailPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_client(client)
+QueueDetailPage::QueueDetailPage(BrokerConnection &client, QWidget *parent) : QWidget(parent), m_client(client)
 {
     setObjectName(QStringLiteral("queueDetail"));
     auto *layout = new QVBoxLayout(this);

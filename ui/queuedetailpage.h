@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "runtime/brokerclient.h"
+#include "runtime/brokerconnection.h"
 
 #include <QWidget>
 
@@ -29,7 +29,7 @@ class QueueDetailPage : public QWidget
 public:
     enum Tab { OverviewTab, MessagesTab };
 
-    explicit QueueDetailPage(BrokerClient &client, QWidget *parent = nullptr);
+    explicit QueueDetailPage(BrokerConnection &client, QWidget *parent = nullptr);
 
     void showStart(const Broker::StartReport &report);
     void showSnapshot(const Broker::BrokerSnapshot &snapshot);
@@ -55,7 +55,7 @@ private:
     void saveOptions(const QJsonObject &options);
     QLabel *addValue(QGridLayout *grid, const QString &key, const QString &title, const QString &tip);
 
-    BrokerClient &m_client;
+    BrokerConnection &m_client;
     StartReport m_start;
     QString m_queue;
     bool m_present = false;

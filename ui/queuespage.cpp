@@ -27,7 +27,7 @@
 
 namespace Broker::Ui {
 
-QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_client(client)
+QueuesPage::QueuesPage(BrokerConnection &client, QWidget *parent) : QWidget(parent), m_client(client)
 {
     auto *layout = new QVBoxLayout(this);
     m_bar = new MessageBar;
@@ -49,6 +49,7 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
     m_toolbar->setIconSize(QSize(16, 16));
     m_newQueue = addAction(tr("&New queue…"), QStringLiteral("list-add"), tr("Create a queue (Ctrl+N)"), &QueuesPage::createQueue);
     m_newQueue->setShortcut(QKeySequence::New);
+    m_newQueue->setData(QStringLiteral("create_queue"));
     m_queueActions.append(addAction(tr("&Publish…"), QStringLiteral("mail-send"),
                                     tr("Publish a test message to the selected queue"), &QueuesPage::publishMessage));
     m_queueActions.append(addAction(tr("&Browse…"), QStringLiteral("document-open"),
@@ -62,6 +63,14 @@ QueuesPage::QueuesPage(BrokerClient &client, QWidget *parent) : QWidget(parent),
     m_delete = addAction(tr("&Delete…"), QStringLiteral("edit-delete"),
                          tr("Delete the selected queue and its messages (Delete; asks first)"), &QueuesPage::deleteQueue);
     m_queueActions.append(m_delete);
+    // What each queue action needs of the key, as the API checks it (%1: the queue).
+    const char *const needs[] = {"publish:%1", "peek:%1", "purge_queue:%1", "purge_queue:%1", "delete_queue"};
+    for (int i = 0; i < m_queueActions.size(); ++i) {
+        m_queueActions[i]->setData(QString::fromLatin1(needs[i]));
+        m_queueActions[i]->setProperty("permittedTip", m_queueActions[i]->toolTip());
+    }
+    m_newQueue->setProperty("permittedTip", m_newQueue->toolTip());
+    connect(&m_client, &BrokerConnection::permissionsChanged, this, &QueuesPage::updateActions);
     buildCopyAsMenu();
     auto *copy = new QToolButton;
     copy->setObjectName(QStringLiteral("copyAs"));
@@ -259,9 +268,21 @@ void QueuesPage::selectQueue(const QString &name)
 
 void QueuesPage::updateActions()
 {
-    const bool selected = !selectedQueue().isEmpty();
-    for (QAction *action : std::as_const(m_queueActions))
-        action->setEnabled(selected);
+    const QString queue = selectedQueue();
+    const bool selected = !queue.isEmpty();
+    // An action the key may not use stays visible, greyed, and says what it lacks.
+    const auto permit = [this](QAction *action, const QString &permission, bool applicable) {
+        const bool allowed = m_client.allows(permission);
+        action->setEnabled(applicable && allowed);
+        action->setToolTip(allowed ? action->property("permittedTip").toString()
+                                   : tr("Not permitted: this connection's key lacks %1").arg(permission));
+    };
+    permit(m_newQueue, m_newQueue->data().toString(), true);
+    for (QAction *action : std::as_const(m_queueActions)) {
+        QString permission = action->data().toString();
+        permission.replace(QLatin1StringView("%1"), selected ? queue : QStringLiteral("*"));
+        permit(action, permission, selected);
+    }
     for (QAction *action : std::as_const(m_copyQueueActions))
         action->setEnabled(selected);
 }

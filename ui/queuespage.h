@@ -2,7 +2,7 @@
 #pragma once
 
 #include "curlcommand.h"
-#include "runtime/brokerclient.h"
+#include "runtime/brokerconnection.h"
 
 #include <QWidget>
 
@@ -27,7 +27,7 @@ class QueuesPage : public QWidget
 {
     Q_OBJECT
 public:
-    explicit QueuesPage(BrokerClient &client, QWidget *parent = nullptr);
+    explicit QueuesPage(BrokerConnection &client, QWidget *parent = nullptr);
 
     void showStart(const Broker::StartReport &report);
     void showSnapshot(const Broker::BrokerSnapshot &snapshot);
@@ -74,7 +74,7 @@ private:
     void restoreSelection();
     void updateActions();
 
-    BrokerClient &m_client;
+    BrokerConnection &m_client;
     StartReport m_start;
     QueueTableModel *m_model;
     QueueProxyModel *m_proxy;

@@ -24,7 +24,7 @@
 
 namespace Broker::Ui {
 
-RedriveDialog::RedriveDialog(BrokerClient &client, const QString &queue, const QList<Message> &messages, QWidget *parent)
+RedriveDialog::RedriveDialog(BrokerConnection &client, const QString &queue, const QList<Message> &messages, QWidget *parent)
     : QDialog(parent), m_client(client), m_queue(queue), m_messages(messages)
 {
     setObjectName(QStringLiteral("redriveDialog"));
@@ -161,7 +161,7 @@ RedriveRequest RedriveDialog::request(bool dryRun) const
         request.ids.append(message.id);
     request.edits = edits();
     request.dryRun = dryRun;
-    request.user = BrokerClient::desktopUser();
+    request.user = BrokerConnection::desktopUser();
     return request;
 }
 

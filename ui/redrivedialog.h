@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "runtime/brokerclient.h"
+#include "runtime/brokerconnection.h"
 
 #include <QDialog>
 #include <QHash>
@@ -26,7 +26,7 @@ class RedriveDialog : public QDialog
 public:
     // `queue` is the queue the messages were browsed in: a dead-letter queue, or a queue whose
     // dead-letter queue holds them (the broker's redrive takes either).
-    RedriveDialog(BrokerClient &client, const QString &queue, const QList<Broker::Message> &messages,
+    RedriveDialog(BrokerConnection &client, const QString &queue, const QList<Broker::Message> &messages,
                   QWidget *parent = nullptr);
 
     QListWidget *messageList() const { return m_list; }
@@ -56,7 +56,7 @@ private:
     // "2 to orders, 1 to billing"
     QString destinations() const;
 
-    BrokerClient &m_client;
+    BrokerConnection &m_client;
     QString m_queue;
     QList<Broker::Message> m_messages;
     QHash<QString, QString> m_texts;    // id -> the editor's text, once shown

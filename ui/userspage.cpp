@@ -20,7 +20,7 @@
 
 namespace Broker::Ui {
 
-UsersPage::UsersPage(BrokerClient &client, QWidget *parent) : QWidget(parent), m_client(client)
+UsersPage::UsersPage(BrokerConnection &client, QWidget *parent) : QWidget(parent), m_client(client)
 {
     auto *layout = new QVBoxLayout(this);
     m_bar = new MessageBar;

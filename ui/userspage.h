@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "runtime/brokerclient.h"
+#include "runtime/brokerconnection.h"
 
 #include <QWidget>
 
@@ -22,7 +22,7 @@ class UsersPage : public QWidget
 {
     Q_OBJECT
 public:
-    explicit UsersPage(BrokerClient &client, QWidget *parent = nullptr);
+    explicit UsersPage(BrokerConnection &client, QWidget *parent = nullptr);
 
     void showStart(const Broker::StartReport &report);
     void showDirectory(const Broker::HostDirectory &directory);
@@ -44,7 +44,7 @@ private:
     bool losesFullPower(const User &user, const QStringList &roles) const;
     void updateActions();
 
-    BrokerClient &m_client;
+    BrokerConnection &m_client;
     QStringList m_roles;
     QStringList m_adminRoles;
     UserTableModel *m_model;

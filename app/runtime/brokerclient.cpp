@@ -33,7 +33,7 @@ void fulfil(QPromise<T> &promise, T value)
 
 } // namespace
 
-BrokerClient::BrokerClient(int snapshotIntervalMs, QObject *parent) : QObject(parent)
+BrokerClient::BrokerClient(int snapshotIntervalMs, QObject *parent) : BrokerConnection(parent)
 {
     qRegisterMetaType<Broker::BrokerSnapshot>();
     qRegisterMetaType<Broker::HostDirectory>();
@@ -73,6 +73,29 @@ void BrokerClient::setState(State state)
         return;
     m_state = state;
     Q_EMIT stateChanged(state);
+    Q_EMIT linkChanged();
+}
+
+BrokerConnection::Link BrokerClient::link() const
+{
+    switch (m_state) {
+    case State::Starting: return Link::Connecting;
+    case State::Running: return Link::Online;
+    case State::Stopped:
+    case State::Failed: break;
+    }
+    return Link::Offline;
+}
+
+QString BrokerClient::linkText() const
+{
+    switch (m_state) {
+    case State::Stopped: return tr("stopped");
+    case State::Starting: return tr("starting…");
+    case State::Running: return tr("running in this app");
+    case State::Failed: break;
+    }
+    return tr("failed to start (see Settings)");
 }
 
 QFuture<StartReport> BrokerClient::start(const HostSettings &settings)
@@ -143,6 +166,7 @@ void BrokerClient::restartInWorker(const HostSettings &settings, std::function<v
         QMetaObject::invokeMethod(this, [this, report] {
             m_lastStart = report;
             setState(report.ok ? State::Running : State::Failed);
+            Q_EMIT descriptionChanged();
         }, Qt::QueuedConnection);
         done(std::move(report));
     });
@@ -357,7 +381,7 @@ QFuture<Result<MessageActionResult>> BrokerClient::messageAction(const QString &
     });
 }
 
-QFuture<Result<QList<MessageEvent>>> BrokerClient::lifecycle(const QString &messageId)
+QFuture<Result<QList<MessageEvent>>> BrokerClient::lifecycle(const QString &, const QString &messageId)
 {
     return call<QList<MessageEvent>>([messageId](BrokerHost &host, auto done) {
         done(host.broker()->lifecycle(messageId));

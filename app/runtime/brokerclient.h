@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "brokerconnection.h"
 #include "hostreport.h"
 
 #include "core/brokersnapshot.h"
@@ -36,7 +37,7 @@ class HostWorker;
 // (continuation.h) to come back to the main thread. Snapshots come out as signals about four
 // times a second and at once when queues are created, changed, deleted or purged. Nothing here blocks on
 // the worker except the destructor, which stops it and waits for the thread to end.
-class BrokerClient : public QObject
+class BrokerClient : public BrokerConnection
 {
     Q_OBJECT
 public:
@@ -48,6 +49,12 @@ public:
 
     State state() const { return m_state; }
     const StartReport &lastStart() const { return m_lastStart; }
+
+    Link link() const override;
+    QString linkText() const override;
+    bool isEmbedded() const override { return true; }
+    bool allows(const QString &) const override { return true; }
+    StartReport description() const override { return m_lastStart; }
 
     // Starts the host (stopping a running one first, gracefully). stateChanged follows.
     QFuture<StartReport> start(const HostSettings &settings);
@@ -81,48 +88,43 @@ public:
     // nothing is changed.
     QFuture<Result<QString>> testRedis(const BrokerConfig &config, const QString &configFile);
 
-    QFuture<Result<QueueInfo>> createQueue(const QString &name, const QueueConfig &config);
+    QFuture<Result<QueueInfo>> createQueue(const QString &name, const QueueConfig &config) override;
     // Changes the options `change` names; a snapshot follows at once (queueUpdated).
-    QFuture<Result<QueueInfo>> updateQueue(const QString &name, const QueueConfigChange &change);
-    QFuture<Result<qint64>> deleteQueue(const QString &name);
-    QFuture<Result<qint64>> purgeQueue(const QString &name);
+    QFuture<Result<QueueInfo>> updateQueue(const QString &name, const QueueConfigChange &change) override;
+    QFuture<Result<qint64>> deleteQueue(const QString &name) override;
+    QFuture<Result<qint64>> purgeQueue(const QString &name) override;
     // One message or a batch (up to the engine's max_batch): all of them, in order, or none.
-    QFuture<Result<PublishResult>> publish(const QString &queue, const QList<NewMessage> &messages);
-    QFuture<Result<BrowsePage>> browse(const QString &queue, qint64 offset, qint64 limit);
+    QFuture<Result<PublishResult>> publish(const QString &queue, const QList<NewMessage> &messages) override;
+    QFuture<Result<BrowsePage>> browse(const QString &queue, qint64 offset, qint64 limit) override;
     // Messages of one state, filtered server-side (BrowseQuery: state, page, text, header, id).
-    QFuture<Result<BrowsePage>> browse(const QString &queue, const BrowseQuery &query);
-    QFuture<Result<qint64>> redrive(const QString &queue, qint64 limit);
+    QFuture<Result<BrowsePage>> browse(const QString &queue, const BrowseQuery &query) override;
+    QFuture<Result<qint64>> redrive(const QString &queue, qint64 limit) override;
     // A redrive of chosen messages with edited payloads, or a dry run that moves nothing.
-    QFuture<Result<RedriveResult>> redrive(const QString &queue, const RedriveRequest &request);
+    QFuture<Result<RedriveResult>> redrive(const QString &queue, const RedriveRequest &request) override;
     // Delete, requeue, move or dead-letter chosen messages (MessageAction).
-    QFuture<Result<MessageActionResult>> messageAction(const QString &queue, const MessageAction &action);
-    QFuture<Result<QList<MessageEvent>>> lifecycle(const QString &messageId);
+    QFuture<Result<MessageActionResult>> messageAction(const QString &queue, const MessageAction &action) override;
+    QFuture<Result<QList<MessageEvent>>> lifecycle(const QString &queue, const QString &messageId) override;
 
-    QFuture<Result<IssuedKey>> addUser(const QString &id, const QString &name, const QStringList &roles);
-    QFuture<Result<IssuedKey>> rotateKey(const QString &id);
-    QFuture<Result<void>> setRoles(const QString &id, const QStringList &roles);
-    QFuture<Result<void>> setDisabled(const QString &id, bool disabled);
-    QFuture<Result<void>> removeUser(const QString &id);
+    QFuture<Result<IssuedKey>> addUser(const QString &id, const QString &name, const QStringList &roles) override;
+    QFuture<Result<IssuedKey>> rotateKey(const QString &id) override;
+    QFuture<Result<void>> setRoles(const QString &id, const QStringList &roles) override;
+    QFuture<Result<void>> setDisabled(const QString &id, bool disabled) override;
+    QFuture<Result<void>> removeUser(const QString &id) override;
 
     // The definitions (queues with options, roles, users without keys) as one JSON document, the
     // same as GET /definitions answers.
-    QFuture<Result<QJsonObject>> exportDefinitions();
+    QFuture<Result<QJsonObject>> exportDefinitions() override;
     // Imports such a document as POST /definitions does, with the desktop's (admin) rights: a bad
     // document is an InvalidArgument error and changes nothing; otherwise what is missing is
     // added and the summary says what was done (new users' keys in it, once).
-    QFuture<Result<DefinitionsImport>> importDefinitions(const QJsonObject &document);
+    QFuture<Result<DefinitionsImport>> importDefinitions(const QJsonObject &document) override;
 
-    // Who is acting: recorded as the user in the event log for changes made from the UI.
-    static QString desktopUser() { return QStringLiteral("desktop"); }
     // The roles the desktop acts with where the engine asks (an import's new users): the person
     // at the desktop runs the broker, so it may do what an admin may.
     static QStringList desktopRoles() { return {QStringLiteral("admin")}; }
 
 Q_SIGNALS:
     void stateChanged(Broker::BrokerClient::State state);
-    void snapshotUpdated(const Broker::BrokerSnapshot &snapshot);
-    void directoryUpdated(const Broker::HostDirectory &directory);
-    void notificationRaised(const Broker::ErrorRecord &record);
 
 private:
     // Runs `operation(host, complete)` in the worker thread; an error when the host is not running.

@@ -70,6 +70,32 @@ void RemoteFeed::stop()
     setState(State::Idle);
 }
 
+namespace {
+
+QString seconds(qint64 count)
+{
+    return count < 120 ? QObject::tr("%1 s").arg(count) : QObject::tr("%1 min").arg(count / 60);
+}
+
+} // namespace
+
+QString RemoteFeed::stateText(qint64 nowMs) const
+{
+    switch (m_state) {
+    case State::Idle: return tr("stopped");
+    case State::Connecting: return tr("connecting…");
+    case State::Connected:
+        // Heartbeats come every HeartbeatSeconds: a longer silence is shown before the feed gives up.
+        if (nowMs - m_lastHeardMs > 2 * HeartbeatSeconds * 1000)
+            return tr("silent for %1").arg(seconds((nowMs - m_lastHeardMs) / 1000));
+        return tr("connected as %1").arg(m_userId);
+    case State::Reconnecting:
+        return tr("reconnecting in %1: %2").arg(seconds(qMax<qint64>(1, (m_retryAtMs - nowMs + 999) / 1000)), m_problem);
+    case State::AuthFailed: return tr("key refused: %1").arg(m_problem);
+    }
+    return {};
+}
+
 bool RemoteFeed::allows(const QString &permission) const
 {
     return std::any_of(m_permissions.cbegin(), m_permissions.cend(),

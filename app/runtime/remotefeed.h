@@ -55,6 +55,9 @@ public:
     void stop();
 
     State state() const { return m_state; }
+    // The state in words, safe to show, as of `nowMs`: "connected as ops", "silent for 25 s",
+    // "reconnecting in 4 s: connection refused", "key refused: …".
+    QString stateText(qint64 nowMs) const;
     // Why the feed is not connected (the last failure), safe to show; empty while connected.
     const QString &problem() const { return m_problem; }
     // While reconnecting: when the next attempt goes out (ms since the epoch).

@@ -183,7 +183,7 @@ void TestBrokerClient::commandsRunInTheWorkerThread()
     QCOMPARE(page->messages.first().data, R"({"n":1})");
     QCOMPARE(page->messages.first().publisher, BrokerClient::desktopUser());
 
-    const Result<QList<MessageEvent>> history = wait(client.lifecycle(published->messageIds().first()));
+    const Result<QList<MessageEvent>> history = wait(client.lifecycle(QStringLiteral("orders"), published->messageIds().first()));
     QVERIFY(history.ok());
     QCOMPARE(history->size(), 1);
     QCOMPARE(history->first().kind, MessageEventKind::Published);

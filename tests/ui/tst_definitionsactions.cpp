@@ -3,6 +3,7 @@
 // the file dialog, the summary and the key dialogs, against embedded brokers (memory and Redis
 // stores). One broker's definitions go through a file into a fresh broker; a bad file changes
 // nothing and says why.
+#include "runtime/brokerclient.h"
 #include "ui/definitionsactions.h"
 #include "ui/keydialog.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The live event tail holds still under the pointer and while a row is selected, and says how
 // many events wait; snapshots come from the test (the client is never started).
+#include "runtime/brokerclient.h"
 #include "ui/eventtailmodel.h"
 #include "ui/flowpage.h"
 

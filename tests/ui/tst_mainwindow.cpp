@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The desktop app end to end, offscreen: the window drives a real broker in its worker thread,
-// and a REST client on loopback sees the same broker.
+// and a REST client on loopback sees the same broker. With BROKER_TEST_REMOTE set (the
+// tst_mainwindow_remote test), the same window runs on a remote brokerd started on a free
+// loopback port, through a RemoteConnection (REST and the event stream); the embedded broker's
+// own cases (first-run key, Settings) are skipped there.
 #include "ui/createqueuedialog.h"
 #include "ui/eventtailmodel.h"
 #include "ui/flowpage.h"
@@ -14,6 +17,7 @@
 #include "ui/userspage.h"
 #include "ui/usertablemodel.h"
 
+#include "../support/brokerdlaunch.h"
 #include "../support/redisserver.h"
 
 #include "../support/desktoptestsettings.h"
@@ -30,6 +34,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -57,8 +62,12 @@ private:
     std::unique_ptr<MainWindow> m_window;
     QNetworkAccessManager m_network;
     QString m_adminKey;
+    QProcess m_brokerd;     // remote mode
+    QString m_remoteUrl;
 
-    QString apiUrl() const { return m_client->lastStart().apiUrl; }
+    static bool remote() { return qEnvironmentVariableIsSet("BROKER_TEST_REMOTE"); }
+    QString apiUrl() const { return remote() ? m_remoteUrl : m_client->lastStart().apiUrl; }
+    void startRemote();
 
     Reply call(const QByteArray &method, const QString &path, const QByteArray &body = {}, QString key = {})
     {
@@ -124,10 +133,33 @@ private Q_SLOTS:
     void rendersEveryPage();
 };
 
+void TestMainWindow::startRemote()
+{
+    m_adminKey = QStringLiteral("remote-window-admin-key-0001");
+    QFile users(m_dir.filePath("users.yaml"));
+    QVERIFY(users.open(QIODevice::WriteOnly));
+    users.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    users.write("users:\n  desk_admin: {role: admin, api_key: " + m_adminKey.toUtf8() + "}\n");
+    users.close();
+    m_brokerd.start(BROKERD_PATH, {"--users", users.fileName(), "--port", "0"});
+    QVERIFY(m_brokerd.waitForStarted());
+    QByteArray log;
+    m_remoteUrl = Test::waitUntilListening(m_brokerd, log);
+    QVERIFY2(!m_remoteUrl.isEmpty(), log.constData());
+    RemoteEndpoint endpoint{QUrl(m_remoteUrl), m_adminKey.toUtf8(), {}};
+    m_window = std::make_unique<MainWindow>(std::make_unique<RemoteConnection>(QStringLiteral("server"), endpoint));
+    m_window->show();
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->connection().link(), BrokerConnection::Link::Online, 10000);
+    // The roles the user dialog offers come from the broker's definitions.
+    QTRY_VERIFY(m_window->connection().description().roles.contains("consumer"));
+}
+
 void TestMainWindow::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true); // window state goes to a test location
     QVERIFY(m_dir.isValid());
+    if (remote())
+        return startRemote();
     HostSettings settings = Test::desktopTestSettings(m_dir);
     QVERIFY(!settings.configFile.isEmpty());
     m_client = std::make_unique<BrokerClient>(100);
@@ -143,10 +175,16 @@ void TestMainWindow::cleanupTestCase()
 {
     m_window.reset();
     m_client.reset();
+    if (m_brokerd.state() != QProcess::NotRunning) {
+        m_brokerd.terminate();
+        QVERIFY(m_brokerd.waitForFinished(10000));
+    }
 }
 
 void TestMainWindow::firstRunShowsTheAdminKeyOnce()
 {
+    if (remote())
+        QSKIP("the embedded broker's own (a remote broker is configured on its server)");
     auto *dialog = openDialog<KeyDialog>();
     QCOMPARE(dialog->findChild<QLineEdit *>("apiKey")->text(), m_adminKey);
     QFile users(m_dir.filePath("users.yaml"));
@@ -200,7 +238,7 @@ void TestMainWindow::restPublishAppearsInTheFlowTail()
 
     // Selecting it shows its lifecycle; consuming it over REST adds the next steps.
     QCOMPARE(call("GET", "/messages/rest.made").status, 200);
-    m_window->flowPage()->showLifecycle(id);
+    m_window->flowPage()->showLifecycle(QStringLiteral("rest.made"), id);
     QTRY_COMPARE(m_window->flowPage()->timeline()->topLevelItemCount(), 3); // published, delivered, acked
     QCOMPARE(m_window->flowPage()->timeline()->topLevelItem(1)->text(0), "delivered");
     QVERIFY(m_window->flowPage()->timeline()->topLevelItem(1)->text(2).startsWith("+"));
@@ -276,6 +314,8 @@ void TestMainWindow::userMadeInTheUiIsWrittenAndWorks()
 
 void TestMainWindow::settingsRestartTheBroker()
 {
+    if (remote())
+        QSKIP("the embedded broker's own (a remote broker is configured on its server)");
     QTcpServer probe; // a port that is free right now
     QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
     const int port = probe.serverPort();
@@ -297,6 +337,8 @@ void TestMainWindow::settingsRestartTheBroker()
 
 void TestMainWindow::withTheJournalQueuesSurviveARestart()
 {
+    if (remote())
+        QSKIP("the embedded broker's own (a remote broker is configured on its server)");
     SettingsPage *page = m_window->settingsPage();
     page->findChild<QCheckBox *>("journal")->setChecked(true);
     QCOMPARE(page->describeChanges(), QStringList{"journal: off → on"});
@@ -318,6 +360,8 @@ void TestMainWindow::withTheJournalQueuesSurviveARestart()
 
 void TestMainWindow::settingsSwitchTheBrokerToRedis()
 {
+    if (remote())
+        QSKIP("the embedded broker's own (a remote broker is configured on its server)");
     Testing::RedisServer redis;
     QVERIFY2(redis.start(), qPrintable(redis.errorString()));
     SettingsPage *page = m_window->settingsPage();

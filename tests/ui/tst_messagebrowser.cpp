@@ -4,6 +4,7 @@
 // browser sits in a queue detail page fed by the embedded broker's snapshots. The whole class
 // runs twice: on the memory store, then on a Redis store (skipped without redis-server).
 #include "../support/redisserver.h"
+#include "runtime/brokerclient.h"
 #include "ui/messagebar.h"
 #include "ui/messagebrowser.h"
 #include "ui/messagelistmodel.h"

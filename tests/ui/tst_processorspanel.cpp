@@ -2,6 +2,7 @@
 // The processors of a queue on its detail page, offscreen, from fed snapshots: only that queue's,
 // every figure the engine reports, a failing or stopped processor marked as such, and nothing at
 // all (the box hidden) for a queue without processors.
+#include "runtime/brokerclient.h"
 #include "ui/processorspanel.h"
 #include "ui/queuedetailpage.h"
 

@@ -349,9 +349,10 @@ void TestQueueDetailPage::exportThenImportReplaysTheMessages()
 void TestQueueDetailPage::backReturnsToTheTable()
 {
     openFromTable("orders");
-    auto *stack = m_window->findChild<QStackedWidget *>();
     QTest::keyClick(m_window->queueDetailPage(), Qt::Key_Escape);
-    QTRY_COMPARE(stack->currentWidget(), static_cast<QWidget *>(m_window->queuesPage()));
+    QTRY_VERIFY(m_window->queuesPage()->isVisible());
+    QVERIFY(!m_window->queueDetailPage()->isVisible());
+    QCOMPARE(m_window->currentPage(), MainWindow::Queues);
 }
 
 QTEST_MAIN(TestQueueDetailPage)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Queues page as a user drives it, offscreen, against a real broker in its worker thread:
 // keys typed into the dialogs, Enter and Ctrl+Enter, the filter and the selection, Delete.
+#include "runtime/brokerclient.h"
 #include "ui/createqueuedialog.h"
 #include "ui/messagebar.h"
 #include "ui/publishdialog.h"

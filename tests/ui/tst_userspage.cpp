@@ -2,6 +2,7 @@
 // The Users page as a user meets it, offscreen, on a real broker in its worker thread: what takes
 // access away asks first and names the consequence, and the last enabled admin stays whatever
 // the page is asked to do (the key keeps working over REST).
+#include "runtime/brokerclient.h"
 #include "ui/userdialog.h"
 #include "ui/messagebar.h"
 #include "ui/userspage.h"
