@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "remotefeed.h"
 
-#include "apijson.h"
+#include "feedassembler.h"
 
 #include "security/accesspolicy.h"
 
@@ -34,18 +34,23 @@ int statusOf(QNetworkReply *reply)
 
 } // namespace
 
-RemoteFeed::RemoteFeed(RemoteEndpoint endpoint, QObject *parent) : QObject(parent), m_endpoint(std::move(endpoint))
+RemoteFeed::RemoteFeed(RemoteEndpoint endpoint, QObject *parent)
+    : QObject(parent), m_endpoint(std::move(endpoint)), m_assembler(new FeedAssembler(SnapshotIntervalMs))
 {
-    qRegisterMetaType<Broker::BrokerSnapshot>();
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, [this] { m_userId.isEmpty() ? askWhoAmI() : openStream(); });
-    m_snapshotTimer.setSingleShot(true);
-    connect(&m_snapshotTimer, &QTimer::timeout, this, &RemoteFeed::emitSnapshot);
+    m_assembly.setObjectName(QStringLiteral("remote feed"));
+    m_assembler->moveToThread(&m_assembly);
+    connect(&m_assembly, &QThread::finished, m_assembler, &QObject::deleteLater);
+    connect(m_assembler, &FeedAssembler::assembled, this, &RemoteFeed::assembled);
+    m_assembly.start();
 }
 
 RemoteFeed::~RemoteFeed()
 {
     stop();
+    m_assembly.quit();
+    m_assembly.wait(); // the assembler is deleted as the thread ends
 }
 
 void RemoteFeed::start()
@@ -104,10 +109,7 @@ bool RemoteFeed::allows(const QString &permission) const
 
 BrokerSnapshot RemoteFeed::snapshot() const
 {
-    BrokerSnapshot snapshot = m_broker;
-    snapshot.queues = m_queues.values(); // QMap: sorted by name
-    snapshot.takenAtMs = m_lastHeardMs;
-    return snapshot;
+    return m_last;
 }
 
 QNetworkRequest RemoteFeed::request(const QString &path) const
@@ -173,11 +175,14 @@ void RemoteFeed::openStream()
     const QString events = allows(QStringLiteral("list_queues")) ? QStringLiteral("message,queues,broker") : QStringLiteral("message");
     QNetworkRequest request = this->request(QStringLiteral("/events?events=%1&heartbeat=%2").arg(events).arg(HeartbeatSeconds));
     request.setRawHeader("Accept", "text/event-stream");
-    if (!m_parser.lastEventId().isEmpty())
-        request.setRawHeader("Last-Event-ID", m_parser.lastEventId());
+    if (m_flushPending) {
+        m_openWhenFlushed = true; // the last stream's final event id is on its way
+        return;
+    }
+    if (!m_lastEventId.isEmpty())
+        request.setRawHeader("Last-Event-ID", m_lastEventId);
     request.setTransferTimeout(3 * HeartbeatSeconds * 1000); // three heartbeats missed: the link is gone
-    m_parser.reset();
-    m_receivingTable = false;
+    QMetaObject::invokeMethod(m_assembler, &FeedAssembler::restart);
     QNetworkReply *reply = m_network.get(request);
     m_reply = reply;
     connect(reply, &QNetworkReply::readyRead, this, [this, reply] {
@@ -201,8 +206,18 @@ void RemoteFeed::streamed(const QByteArray &bytes)
         m_problem.clear();
         setState(State::Connected);
     }
-    for (const StreamEvent &event : m_parser.feed(bytes))
-        handle(event);
+    QMetaObject::invokeMethod(m_assembler, [assembler = m_assembler, bytes] { assembler->feed(bytes); });
+}
+
+void RemoteFeed::assembled(const BrokerSnapshot &snapshot, const QByteArray &lastEventId, qint64 eventsMissed, bool flushed)
+{
+    m_lastEventId = lastEventId;
+    m_eventsMissed = eventsMissed;
+    m_last = snapshot;
+    m_last.recentEvents.clear();
+    Q_EMIT snapshotUpdated(snapshot);
+    if (flushed && std::exchange(m_flushPending, false) && std::exchange(m_openWhenFlushed, false))
+        openStream();
 }
 
 void RemoteFeed::streamEnded(QNetworkReply *reply)
@@ -211,6 +226,9 @@ void RemoteFeed::streamEnded(QNetworkReply *reply)
     if (status == 200) {
         if (const QByteArray rest = reply->readAll(); !rest.isEmpty())
             streamed(rest);
+        // What the stream brought is shown now, and its last id comes back before the next stream.
+        m_flushPending = true;
+        QMetaObject::invokeMethod(m_assembler, &FeedAssembler::flush);
     }
     if (status == 401) {
         m_problem = describe(reply);
@@ -232,58 +250,6 @@ void RemoteFeed::retryLater(const QString &problem)
     m_retryAtMs = nowMs() + delay;
     setState(State::Reconnecting);
     m_retry.start(delay);
-}
-
-void RemoteFeed::handle(const StreamEvent &event)
-{
-    const QJsonObject json = QJsonDocument::fromJson(event.data).object();
-    if (event.type == "message") {
-        if (std::optional<MessageEvent> message = ApiJson::messageEvent(json)) {
-            m_broker.lastEventNumber = message->number;
-            m_newEvents.append(std::move(*message));
-            if (m_newEvents.size() > MaxEventsPerSnapshot)
-                m_newEvents.removeFirst();
-        }
-    } else if (event.type == "queues") {
-        const bool full = json.value(u"full").toBool();
-        if (full && !m_receivingTable) {
-            m_incomingTable.clear();
-            m_receivingTable = true;
-        }
-        QMap<QString, QueueInfo> &target = m_receivingTable ? m_incomingTable : m_queues;
-        for (const QJsonValue &name : json.value(u"removed").toArray())
-            target.remove(name.toString());
-        for (const QJsonValue &value : json.value(u"queues").toArray()) {
-            if (std::optional<QueueInfo> queue = ApiJson::queueInfo(value.toObject()))
-                target.insert(queue->name, std::move(*queue));
-        }
-        if (m_receivingTable && !json.value(u"more").toBool()) {
-            m_queues = std::exchange(m_incomingTable, {});
-            m_receivingTable = false;
-        }
-        if (m_receivingTable)
-            return; // the table is shown once it is whole
-    } else if (event.type == "broker") {
-        ApiJson::applyBrokerCounters(json, m_broker);
-    } else if (event.type == "gap") {
-        m_eventsMissed += qMax<qint64>(0, json.value(u"missed").toInteger());
-    } else {
-        return;
-    }
-    scheduleSnapshot();
-}
-
-void RemoteFeed::scheduleSnapshot()
-{
-    if (!m_snapshotTimer.isActive())
-        m_snapshotTimer.start(SnapshotIntervalMs);
-}
-
-void RemoteFeed::emitSnapshot()
-{
-    BrokerSnapshot out = snapshot();
-    out.recentEvents = std::exchange(m_newEvents, {});
-    Q_EMIT snapshotUpdated(out);
 }
 
 void RemoteFeed::setState(State state)

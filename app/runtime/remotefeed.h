@@ -2,7 +2,6 @@
 #pragma once
 
 #include "core/brokersnapshot.h"
-#include "core/eventstreamparser.h"
 
 #include <QByteArray>
 #include <QElapsedTimer>
@@ -12,6 +11,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QSslCertificate>
+#include <QThread>
 #include <QStringList>
 #include <QTimer>
 #include <QUrl>
@@ -19,6 +19,8 @@
 class QNetworkReply;
 
 namespace Broker {
+
+class FeedAssembler;
 
 // Where a remote broker's API is and how to speak to it.
 struct RemoteEndpoint
@@ -35,7 +37,8 @@ struct RemoteEndpoint
 // with Last-Event-ID so that no event the broker still holds is missed; meanwhile the last
 // snapshot stays, and its age shows how stale it is. A refused key stops it (AuthFailed) until
 // start() is called again. Lives in the GUI thread; nothing here blocks: replies come through
-// the event loop, and at most one request is out at a time.
+// the event loop, at most one request is out at a time, and the stream is read into snapshots in
+// a thread of the feed's own (FeedAssembler): the GUI thread only hands bytes over.
 class RemoteFeed : public QObject
 {
     Q_OBJECT
@@ -46,7 +49,6 @@ public:
     static constexpr int HeartbeatSeconds = 10;
     static constexpr int FirstRetryMs = 500;
     static constexpr int LongestRetryMs = 15'000;
-    static constexpr int MaxEventsPerSnapshot = 1000; // the newest, when more came in one interval
 
     explicit RemoteFeed(RemoteEndpoint endpoint, QObject *parent = nullptr);
     ~RemoteFeed() override;
@@ -74,11 +76,12 @@ public:
 
     // The broker as last assembled (queues sorted by name; recentEvents empty).
     BrokerSnapshot snapshot() const;
-    // Its broker-wide fields alone (health, storage, totals, rates), and its number of queues:
-    // what an overview needs, without copying every queue.
-    const BrokerSnapshot &brokerCounters() const { return m_broker; }
-    int queueCount() const { return int(m_queues.size()); }
-    QByteArray lastEventId() const { return m_parser.lastEventId(); }
+    // Its broker-wide fields (health, storage, totals, rates), and its number of queues: what an
+    // overview needs, without copying anything.
+    const BrokerSnapshot &brokerCounters() const { return m_last; }
+    int queueCount() const { return int(m_last.queues.size()); }
+    // The id of the last event in the last snapshot: where a new stream resumes.
+    QByteArray lastEventId() const { return m_lastEventId; }
     // Events the broker said this feed missed (gap events), since it was made.
     qint64 eventsMissed() const { return m_eventsMissed; }
 
@@ -93,9 +96,8 @@ private:
     void openStream();
     void streamed(const QByteArray &bytes);
     void streamEnded(QNetworkReply *reply);
-    void handle(const StreamEvent &event);
-    void scheduleSnapshot();
-    void emitSnapshot();
+    void assembled(const BrokerSnapshot &snapshot, const QByteArray &lastEventId, qint64 eventsMissed,
+                   bool flushed);
     void retryLater(const QString &problem);
     void setState(State state);
     static QString describe(QNetworkReply *reply);
@@ -103,7 +105,10 @@ private:
     RemoteEndpoint m_endpoint;
     QNetworkAccessManager m_network;
     QPointer<QNetworkReply> m_reply; // the one request out: GET /me or the stream
-    EventStreamParser m_parser;
+    QThread m_assembly;
+    FeedAssembler *m_assembler;      // lives in m_assembly; every call to it is queued
+    bool m_flushPending = false;     // a stream ended: its last snapshot (and event id) is on its way
+    bool m_openWhenFlushed = false;  // and the next stream waits for it, to resume from that id
     State m_state = State::Idle;
     QString m_problem;
     QString m_userId;
@@ -113,12 +118,8 @@ private:
     qint64 m_lastHeardMs = 0;
     qint64 m_eventsMissed = 0;
     QTimer m_retry;
-    QTimer m_snapshotTimer;        // coalesces what arrives into one snapshot per interval
-    BrokerSnapshot m_broker;       // the broker-wide fields
-    QMap<QString, QueueInfo> m_queues;
-    QMap<QString, QueueInfo> m_incomingTable; // a whole table arriving in parts (`more`)
-    bool m_receivingTable = false;
-    QList<MessageEvent> m_newEvents;
+    BrokerSnapshot m_last;         // as last assembled, message events left out
+    QByteArray m_lastEventId;
 };
 
 } // namespace Broker

@@ -7,24 +7,28 @@ QList<StreamEvent> EventStreamParser::feed(const QByteArray &bytes)
 {
     m_buffer += bytes;
     QList<StreamEvent> events;
+    const char *data = m_buffer.constData();
+    const qsizetype size = m_buffer.size();
     qsizetype start = 0;
+    qsizetype end = m_scanned;
     while (true) {
         // Lines end with CRLF, LF or CR.
-        qsizetype end = start;
-        while (end < m_buffer.size() && m_buffer[end] != '\n' && m_buffer[end] != '\r')
+        while (end < size && data[end] != '\n' && data[end] != '\r')
             ++end;
-        if (end >= m_buffer.size())
+        if (end >= size)
             break;
-        if (m_buffer[end] == '\r' && end + 1 >= m_buffer.size())
+        if (data[end] == '\r' && end + 1 >= size)
             break; // a CR at the end: wait for a possible LF
-        line(m_buffer.mid(start, end - start), events);
-        start = end + (m_buffer[end] == '\r' && m_buffer[end + 1] == '\n' ? 2 : 1);
+        line(QByteArrayView(data + start, end - start), events);
+        start = end + (data[end] == '\r' && data[end + 1] == '\n' ? 2 : 1);
+        end = start;
     }
+    m_scanned = end - start;
     m_buffer.remove(0, start);
     return events;
 }
 
-void EventStreamParser::line(const QByteArray &text, QList<StreamEvent> &events)
+void EventStreamParser::line(QByteArrayView text, QList<StreamEvent> &events)
 {
     if (text.isEmpty()) { // dispatch
         if (m_hasData)
@@ -37,12 +41,12 @@ void EventStreamParser::line(const QByteArray &text, QList<StreamEvent> &events)
     if (text.startsWith(':'))
         return; // a comment: heartbeats
     const qsizetype colon = text.indexOf(':');
-    const QByteArray field = colon < 0 ? text : text.left(colon);
-    QByteArray value = colon < 0 ? QByteArray() : text.mid(colon + 1);
+    const QByteArrayView field = colon < 0 ? text : text.first(colon);
+    QByteArrayView value = colon < 0 ? QByteArrayView() : text.sliced(colon + 1);
     if (value.startsWith(' '))
-        value.remove(0, 1);
+        value = value.sliced(1);
     if (field == "event") {
-        m_type = value;
+        m_type = value.toByteArray();
     } else if (field == "data") {
         if (m_hasData)
             m_data += '\n';
@@ -50,7 +54,7 @@ void EventStreamParser::line(const QByteArray &text, QList<StreamEvent> &events)
         m_hasData = true;
     } else if (field == "id") {
         if (!value.contains('\0'))
-            m_lastEventId = value;
+            m_lastEventId = value.toByteArray();
     } else if (field == "retry") {
         bool ok = false;
         const int ms = value.toInt(&ok);

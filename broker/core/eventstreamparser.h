@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QList>
 
 namespace Broker {
@@ -25,12 +26,14 @@ public:
     const QByteArray &lastEventId() const { return m_lastEventId; }
     int retryMs() const { return m_retryMs; } // 0: the stream named none
     // A new connection starts with a fresh line buffer but keeps the last id.
-    void reset() { m_buffer.clear(), m_type.clear(), m_data.clear(), m_hasData = false; }
+    void reset() { m_buffer.clear(), m_scanned = 0, m_type.clear(), m_data.clear(), m_hasData = false; }
 
 private:
-    void line(const QByteArray &text, QList<StreamEvent> &events);
+    void line(QByteArrayView text, QList<StreamEvent> &events);
 
-    QByteArray m_buffer;
+    QByteArray m_buffer;   // an unfinished line
+    qsizetype m_scanned = 0; // how much of it was looked at for a line end already: a long line
+                             // arriving in many pieces is scanned once, not once per piece
     QByteArray m_type;
     QByteArray m_data;
     QByteArray m_lastEventId;
