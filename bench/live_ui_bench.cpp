@@ -241,6 +241,10 @@ Run measure(const QString &name, Ui::MainWindow &window, BrokerConnection &conne
     loadThread.wait();
     run.queuesShown = shown;
     run.applyMs = window.lastSnapshotApplyMs();
+    run.busyPerSnapshot = run.snapshots ? meter.busyMs() / run.snapshots : 0;
+    run.p99Stretch = meter.percentile(0.99);
+    run.longestStretch = meter.longest();
+    run.longestWhat = meter.longestWhat();
     return run;
 }
 
@@ -294,21 +298,14 @@ int main(int argc, char **argv)
             return 1;
         }
         Run run = measure(QStringLiteral("embedded"), window, client, url, queues, seconds, meter);
-        run.busyPerSnapshot = run.snapshots ? meter.busyMs() / run.snapshots : 0;
-        run.p99Stretch = meter.percentile(0.99);
-        run.longestStretch = meter.longest();
-        run.longestWhat = meter.longestWhat();
         record(run);
     }
 
     // Remote: brokerd in its own process, the window on a RemoteConnection.
     if (only.isEmpty() || only == QLatin1StringView("remote")) {
         QProcess brokerd;
-        brokerd.setProcessChannelMode(QProcess::SeparateChannels);
-        brokerd.start(QStringLiteral(BROKERD_PATH), {QStringLiteral("--users"), dir.filePath(QStringLiteral("users.yaml")),
-                                                     QStringLiteral("--port"), QStringLiteral("0")});
         QByteArray log;
-        const QString url = Test::waitUntilListening(brokerd, log);
+        const QString url = Test::startBrokerd(brokerd, QStringLiteral(BROKERD_PATH), users.fileName(), QStringLiteral("0"), log);
         if (url.isEmpty() || !makeQueues(url, queues)) {
             out << "brokerd did not start or refused the queues: " << log << "\n";
             return 1;
@@ -317,10 +314,6 @@ int main(int argc, char **argv)
         RemoteConnection &remote = *connection;
         Ui::MainWindow window(std::move(connection));
         Run run = measure(QStringLiteral("remote"), window, remote, url, queues, seconds, meter);
-        run.busyPerSnapshot = run.snapshots ? meter.busyMs() / run.snapshots : 0;
-        run.p99Stretch = meter.percentile(0.99);
-        run.longestStretch = meter.longest();
-        run.longestWhat = meter.longestWhat();
         record(run);
         brokerd.terminate();
         brokerd.waitForFinished(10'000);

@@ -4,7 +4,7 @@
 // transport's failures: a broker that is gone, one that accepts and never answers (deadlines, the
 // in-flight bound, a FIFO of waiting calls, destruction with requests out), and answers no broker
 // of ours gives (a proxy's 502, a redirect, a body that is not JSON), from a canned server.
-#include "../rest/restfixture.h"
+#include "remoteendpoint.h"
 
 #include "runtime/remoteapi.h"
 
@@ -22,16 +22,6 @@ using namespace Broker;
 using namespace Broker::Testing;
 
 namespace {
-
-RemoteEndpoint endpointOf(const RestFixture &f, const QByteArray &key)
-{
-    RemoteEndpoint endpoint;
-    endpoint.url = QUrl(QStringLiteral("%1://127.0.0.1:%2").arg(RestFixture::tlsByDefault() ? "https" : "http").arg(f.port));
-    endpoint.apiKey = key;
-    if (!RawClient::tlsCaFile.isEmpty())
-        endpoint.caCertificates = QSslCertificate::fromPath(RawClient::tlsCaFile);
-    return endpoint;
-}
 
 RemoteEndpoint plainEndpoint(quint16 port, const QByteArray &key = AdminKey)
 {

@@ -2,7 +2,7 @@
 // RemoteFeed against a broker's REST API on a free loopback port: who the key is, the broker's
 // queues and message events as snapshots, a refused key, and a broker that goes away and comes
 // back on the same port (the feed reconnects and resumes with Last-Event-ID, missing nothing).
-#include "../rest/restfixture.h"
+#include "remoteendpoint.h"
 
 #include "runtime/remotefeed.h"
 
@@ -13,16 +13,6 @@ using namespace Broker;
 using namespace Broker::Testing;
 
 namespace {
-
-RemoteEndpoint endpointOf(const RestFixture &f, const QByteArray &key)
-{
-    RemoteEndpoint endpoint;
-    endpoint.url = QUrl(QStringLiteral("%1://127.0.0.1:%2").arg(RestFixture::tlsByDefault() ? "https" : "http").arg(f.port));
-    endpoint.apiKey = key;
-    if (!RawClient::tlsCaFile.isEmpty())
-        endpoint.caCertificates = QSslCertificate::fromPath(RawClient::tlsCaFile);
-    return endpoint;
-}
 
 // Every message event the feed's snapshots carried, in order.
 struct EventRecorder

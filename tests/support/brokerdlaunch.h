@@ -24,4 +24,16 @@ inline QString waitUntilListening(QProcess &brokerd, QByteArray &log, int timeou
     return base;
 }
 
+// Starts the brokerd at `path` on the users file `usersFile` and `port` ("0": any free one), and
+// waits until it listens. Returns its base URL, or an empty string (then `log` says why).
+inline QString startBrokerd(QProcess &brokerd, const QString &path, const QString &usersFile, const QString &port,
+                            QByteArray &log)
+{
+    log.clear();
+    brokerd.start(path, {QStringLiteral("--users"), usersFile, QStringLiteral("--port"), port});
+    if (!brokerd.waitForStarted())
+        return {};
+    return waitUntilListening(brokerd, log);
+}
+
 } // namespace Broker::Test

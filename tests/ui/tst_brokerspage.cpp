@@ -39,11 +39,7 @@ private:
 
     bool startBrokerd(const QString &port)
     {
-        m_log.clear();
-        m_brokerd.start(BROKERD_PATH, {"--users", m_dir.filePath("users.yaml"), "--port", port});
-        if (!m_brokerd.waitForStarted())
-            return false;
-        m_url = Test::waitUntilListening(m_brokerd, m_log);
+        m_url = Test::startBrokerd(m_brokerd, BROKERD_PATH, m_dir.filePath("users.yaml"), port, m_log);
         return !m_url.isEmpty();
     }
 

@@ -141,10 +141,8 @@ void TestMainWindow::startRemote()
     users.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     users.write("users:\n  desk_admin: {role: admin, api_key: " + m_adminKey.toUtf8() + "}\n");
     users.close();
-    m_brokerd.start(BROKERD_PATH, {"--users", users.fileName(), "--port", "0"});
-    QVERIFY(m_brokerd.waitForStarted());
     QByteArray log;
-    m_remoteUrl = Test::waitUntilListening(m_brokerd, log);
+    m_remoteUrl = Test::startBrokerd(m_brokerd, BROKERD_PATH, users.fileName(), "0", log);
     QVERIFY2(!m_remoteUrl.isEmpty(), log.constData());
     RemoteEndpoint endpoint{QUrl(m_remoteUrl), m_adminKey.toUtf8(), {}};
     m_window = std::make_unique<MainWindow>(std::make_unique<RemoteConnection>(QStringLiteral("server"), endpoint));
