@@ -224,6 +224,15 @@ void MainWindow::applyPermissions()
         gate(Errors, m_connection.allows(QStringLiteral("view_errors")), tr("Errors: not permitted"),
              lacks(QStringLiteral("view_errors"), tr("see the broker's errors")));
     }
+    if (known && m_definitions) {
+        // GET and POST /definitions need manage_users (and an import with queues create_queue too,
+        // which the broker checks).
+        const bool definitions = m_connection.allows(QStringLiteral("manage_users"));
+        for (QAction *action : {m_definitions->exportAction(), m_definitions->importAction()}) {
+            action->setEnabled(definitions);
+            action->setStatusTip(definitions ? QString() : tr("Not permitted: this connection's key lacks manage_users"));
+        }
+    }
     if (!m_embedded) {
         gate(Settings, false, tr("Settings are the server's"),
              tr("A remote broker is configured on its server (message_broker.yaml, brokerd's flags); "
@@ -568,6 +577,13 @@ void MainWindow::setUpTray()
         }
     });
     m_tray->show();
+}
+
+void MainWindow::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange && !m_gates.isEmpty())
+        applyPermissions(); // the sidebar's greyed entries in the new palette's colour
+    QMainWindow::changeEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

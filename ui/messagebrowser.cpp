@@ -139,6 +139,7 @@ MessageBrowser::MessageBrowser(BrokerConnection &client, QWidget *parent) : QWid
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) { showMessage(current); });
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MessageBrowser::updateActions);
+    connect(&m_client, &BrokerConnection::permissionsChanged, this, &MessageBrowser::updateActions);
     m_bar = new MessageBar(this); // floats over the bottom of the browser
     updateActions();
 }

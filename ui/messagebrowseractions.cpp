@@ -113,6 +113,18 @@ void MessageBrowser::updateMessageActions(bool selected)
                                      "Queues page takes the whole queue.")
                                 : tr("Only dead-lettered messages can be redriven: show the Dead-lettered state, "
                                      "or open a dead-letter queue"));
+    // What the connection's key may not do is greyed and says so, as the API would refuse it.
+    const std::pair<QPushButton *, QString> needs[] = {
+        {m_delete, QStringLiteral("purge_queue:") + m_queue},
+        {m_requeue, QStringLiteral("consume:") + m_queue},
+        {m_move, QStringLiteral("consume:") + m_queue},
+        {m_deadLetter, QStringLiteral("consume:") + m_queue},
+        {m_redriveButton, QStringLiteral("purge_queue:") + m_queue},
+    };
+    for (const auto &[button, permission] : needs) {
+        if (!m_client.allows(permission))
+            setActionState(button, false, tr("Not permitted: this connection's key lacks %1").arg(permission));
+    }
 }
 
 void MessageBrowser::deleteSelected()

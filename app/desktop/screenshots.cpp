@@ -8,6 +8,8 @@
 #include "ui/palette.h"
 #include "ui/queuespage.h"
 
+#include "runtime/remoteconnection.h"
+
 #include <QCoreApplication>
 #include <QDebug>
 #include <QDir>
@@ -152,9 +154,58 @@ void ScreenshotSession::finish()
         QTextStream out(stdout);
         for (const QString &file : light + dark)
             out << file << '\n';
-        const bool complete = light.size() >= Ui::MainWindow::PageCount && dark.size() == light.size();
-        QCoreApplication::exit(complete ? 0 : 1);
+        if (light.size() < Ui::MainWindow::PageCount || dark.size() != light.size())
+            return QCoreApplication::exit(1);
+        renderRemoteWindow();
     });
 }
+
+void ScreenshotSession::renderRemoteWindow()
+{
+    // The same broker administered as a remote one: a window on a RemoteConnection to its REST API
+    // and event stream, as the Brokers page opens one for a brokerd on a server.
+    auto connection = std::make_unique<RemoteConnection>(QStringLiteral("staging"),
+                                                         RemoteEndpoint{QUrl(m_report.apiUrl), m_adminKey.toUtf8(), {}});
+    RemoteConnection *remote = connection.get();
+    m_remote = std::make_unique<Ui::MainWindow>(std::move(connection));
+    m_remote->resize(m_window.size());
+    m_remote->show();
+    auto *deadline = new QTimer(this);
+    deadline->setSingleShot(true);
+    connect(deadline, &QTimer::timeout, this, [this] {
+        QTextStream(stderr) << "brokerdesk: the remote window did not connect to the sample broker\n";
+        m_remote.reset();
+        QCoreApplication::exit(1);
+    });
+    deadline->start(15'000);
+    connect(remote, &BrokerConnection::snapshotUpdated, this, [this, deadline] {
+        if (!deadline->isActive())
+            return;
+        deadline->stop();
+        // Two more snapshots: rates, the users and errors read after the first.
+        QTimer::singleShot(1200, this, [this] {
+            QTextStream out(stdout);
+            const QString name = QStringLiteral("remote-overview.png");
+            bool complete = true;
+            for (const QString &dir : {m_outputDir, QDir(m_outputDir).filePath(QStringLiteral("dark"))}) {
+                const bool dark = dir != m_outputDir;
+                const Ui::Palette::Theme chosen = Ui::Palette::currentTheme();
+                if (dark) {
+                    Ui::Palette::applyTheme(Ui::Palette::Theme::Dark);
+                    QCoreApplication::processEvents();
+                }
+                const QString path = QDir(dir).filePath(name);
+                complete = m_remote->grab().save(path) && complete;
+                out << path << '\n';
+                if (dark)
+                    Ui::Palette::applyTheme(chosen);
+            }
+            m_remote.reset(); // before the application goes: it owns sockets and a thread
+            QCoreApplication::exit(complete ? 0 : 1);
+        });
+    });
+}
+
+ScreenshotSession::~ScreenshotSession() = default;
 
 } // namespace Broker::Desktop

@@ -7,6 +7,8 @@
 #include <QObject>
 #include <QTimer>
 
+#include <memory>
+
 namespace Broker::Ui {
 class MainWindow;
 }
@@ -21,6 +23,7 @@ class ScreenshotSession : public QObject
     Q_OBJECT
 public:
     ScreenshotSession(BrokerClient &client, Ui::MainWindow &window, QString outputDir, QObject *parent = nullptr);
+    ~ScreenshotSession() override;
 
     // Call with the report of the broker's start.
     void run(const StartReport &report);
@@ -30,6 +33,8 @@ private:
     void sendTraffic();
     void leaseAndNack();
     void finish();
+    // The sample broker in a remote broker's window, over its API: remote-overview.png.
+    void renderRemoteWindow();
     void request(const QByteArray &method, const QString &path, const QByteArray &body = {},
                  const QString &apiKey = {});
 
@@ -41,6 +46,7 @@ private:
     QNetworkAccessManager m_network;
     QTimer m_traffic;
     int m_ticks = 0;
+    std::unique_ptr<Ui::MainWindow> m_remote;
 };
 
 } // namespace Broker::Desktop

@@ -102,6 +102,9 @@ public:
     // GET /users (never keys).
     QFuture<Result<QList<User>>> users();
 
+    // GET /health's uptime: how long the broker has run, in seconds (the event stream leaves it
+    // out, as it would make every update a change).
+    QFuture<Result<qint64>> uptimeSeconds();
     // GET /definitions: queues with options, roles and users without keys, as one document.
     QFuture<Result<QJsonObject>> exportDefinitions();
     // POST /definitions: what was added, left alone or refused (new users' keys in it, once).

@@ -202,6 +202,15 @@ QFuture<Result<QJsonObject>> RemoteApi::exportDefinitions()
                              [](const Answer &answer) { return Result<QJsonObject>(answer.json); });
 }
 
+QFuture<Result<qint64>> RemoteApi::uptimeSeconds()
+{
+    return call<qint64>({"GET", QStringLiteral("/health"), {}, {}, ErrorCode::NotFound}, [](const Answer &answer) {
+        const QJsonValue uptime = answer.json.value(QStringLiteral("uptime"));
+        return uptime.isDouble() ? Result<qint64>(qint64(uptime.toDouble()))
+                                 : Result<qint64>(Error{ErrorCode::Internal, QStringLiteral("GET /health answered no uptime")});
+    });
+}
+
 QFuture<Result<DefinitionsImport>> RemoteApi::importDefinitions(const QJsonObject &document)
 {
     return call<DefinitionsImport>({"POST", QStringLiteral("/definitions"), {}, QJsonDocument(document).toJson(QJsonDocument::Compact),

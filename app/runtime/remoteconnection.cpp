@@ -19,12 +19,16 @@ RemoteConnection::RemoteConnection(QString name, RemoteEndpoint endpoint, QObjec
     m_description.queueTypes = QueueTypeRegistry().names(); // the built-in types every broker of this version has
     connect(&m_feed, &RemoteFeed::stateChanged, this, &RemoteConnection::feedStateChanged);
     connect(&m_feed, &RemoteFeed::permissionsChanged, this, &RemoteConnection::permissionsKnown);
-    connect(&m_feed, &RemoteFeed::snapshotUpdated, this, [this](const BrokerSnapshot &snapshot) {
-        if (m_description.storage != snapshot.storage && !snapshot.storage.isEmpty()) {
-            m_description.storage = snapshot.storage;
-            Q_EMIT descriptionChanged();
+    connect(&m_feed, &RemoteFeed::snapshotUpdated, this, &RemoteConnection::forward);
+    // The stream sends only changes: an idle broker's pages still move on (uptime, the charts'
+    // time axis), as the embedded broker's do, once a second.
+    m_idleTimer.setInterval(IdleSnapshotMs);
+    connect(&m_idleTimer, &QTimer::timeout, this, [this] {
+        if (link() == Link::Online && QDateTime::currentMSecsSinceEpoch() - m_lastForwardedMs >= IdleSnapshotMs - 50) {
+            BrokerSnapshot again = m_feed.snapshot();
+            again.takenAtMs = QDateTime::currentMSecsSinceEpoch();
+            forward(again);
         }
-        Q_EMIT snapshotUpdated(snapshot);
     });
     m_directoryTimer.setInterval(DirectoryIntervalMs);
     connect(&m_directoryTimer, &QTimer::timeout, this, &RemoteConnection::readDirectory);
@@ -36,12 +40,26 @@ void RemoteConnection::start()
 {
     m_feed.start();
     m_directoryTimer.start();
+    m_idleTimer.start();
 }
 
 void RemoteConnection::stop()
 {
     m_directoryTimer.stop();
+    m_idleTimer.stop();
     m_feed.stop();
+}
+
+void RemoteConnection::forward(BrokerSnapshot snapshot)
+{
+    if (m_description.storage != snapshot.storage && !snapshot.storage.isEmpty()) {
+        m_description.storage = snapshot.storage;
+        Q_EMIT descriptionChanged();
+    }
+    if (m_startedMs > 0)
+        snapshot.uptimeSeconds = qMax<qint64>(0, (snapshot.takenAtMs - m_startedMs) / 1000);
+    m_lastForwardedMs = QDateTime::currentMSecsSinceEpoch();
+    Q_EMIT snapshotUpdated(snapshot);
 }
 
 BrokerConnection::Link RemoteConnection::link() const
@@ -70,8 +88,16 @@ void RemoteConnection::feedStateChanged()
         Q_EMIT descriptionChanged();
     }
     Q_EMIT linkChanged();
-    if (online)
-        readDirectory();
+    if (!online)
+        return;
+    readDirectory();
+    // When the broker started (it may have restarted while the link was down): the snapshots'
+    // uptime counts from it.
+    const qint64 askedMs = QDateTime::currentMSecsSinceEpoch();
+    whenFinished(m_api.uptimeSeconds(), this, [this, askedMs](const Result<qint64> &uptime) {
+        if (uptime)
+            m_startedMs = askedMs - *uptime * 1000;
+    });
 }
 
 void RemoteConnection::permissionsKnown()

@@ -13,13 +13,16 @@ namespace Broker {
 // deadlines) and followed over its event stream (RemoteFeed: snapshots, reconnects with
 // Last-Event-ID). What the key may do comes from GET /me; the users and errors directory is
 // read every DirectoryIntervalMs while connected, and at once after a change to users, one
-// request at a time (a slow broker never gets a pile of them). Lives in the GUI thread.
+// request at a time (a slow broker never gets a pile of them). The stream sends changes only: while
+// the broker is idle the last snapshot is handed out again every IdleSnapshotMs. Lives in the GUI
+// thread.
 class RemoteConnection : public BrokerConnection
 {
     Q_OBJECT
 public:
     static constexpr int DirectoryIntervalMs = 5000;
     static constexpr int ErrorsShown = 200;
+    static constexpr int IdleSnapshotMs = 1000;
 
     RemoteConnection(QString name, RemoteEndpoint endpoint, QObject *parent = nullptr);
     ~RemoteConnection() override;
@@ -58,6 +61,8 @@ public:
     QFuture<Result<DefinitionsImport>> importDefinitions(const QJsonObject &document) override;
 
 private:
+    // Hands a snapshot to the pages, its uptime counted from the broker's start.
+    void forward(BrokerSnapshot snapshot);
     void feedStateChanged();
     void permissionsKnown();
     // Reads users (manage_users) then errors (view_errors), unless a read is still out.
@@ -74,6 +79,9 @@ private:
     RemoteApi m_api;
     StartReport m_description;
     QTimer m_directoryTimer;
+    QTimer m_idleTimer;
+    qint64 m_lastForwardedMs = 0;
+    qint64 m_startedMs = 0;        // when the broker started, by its GET /health (ms since the epoch; 0: unknown)
     bool m_readingDirectory = false;
     bool m_directoryAgain = false; // a change came while a read was out: read once more after it
 };

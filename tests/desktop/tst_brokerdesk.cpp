@@ -106,9 +106,10 @@ void TestBrokerdesk::rendersEveryPageToPng()
     process.start(BROKERDESK_PATH, {"--screenshots", out.path()});
     QVERIFY(process.waitForFinished(60000));
     QVERIFY2(process.exitCode() == 0, process.readAllStandardError());
-    // Seven pages and the queue detail's two tabs, in the desktop's palette and in the dark theme.
+    // Seven pages, the queue detail's two tabs and a remote broker's window (the sample broker over
+    // its API), in the desktop's palette and in the dark theme.
     const QStringList expected{"brokers.png", "errors.png", "flow.png", "overview.png", "queue-detail.png",
-                               "queue-messages.png", "queues.png", "settings.png", "users.png"};
+                               "queue-messages.png", "queues.png", "remote-overview.png", "settings.png", "users.png"};
     for (const QString &dir : {out.path(), out.filePath("dark")}) {
         const QStringList files = QDir(dir).entryList({"*.png"}, QDir::Files, QDir::Name);
         QCOMPARE(files, expected);

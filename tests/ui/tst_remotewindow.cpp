@@ -11,6 +11,9 @@
 #include "ui/eventtailmodel.h"
 #include "ui/flowpage.h"
 #include "ui/mainwindow.h"
+#include "ui/messagebrowser.h"
+#include "ui/messagelistmodel.h"
+#include "ui/queuedetailpage.h"
 #include "ui/overviewpage.h"
 #include "ui/pagegate.h"
 #include "ui/queuespage.h"
@@ -23,6 +26,8 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
+#include <QPushButton>
+#include <QTableView>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -117,7 +122,22 @@ private Q_SLOTS:
         QVERIFY(!window->isPageOpen(MainWindow::Settings));
         QVERIFY(!window->isPageOpen(MainWindow::Brokers));
         QVERIFY(window->queuesPage()->newQueueAction()->isEnabled());
+        int definitionActions = 0;
+        for (QAction *file : window->findChildren<QAction *>()) {
+            if (file->text().startsWith("Export definitions") || file->text().startsWith("Import definitions")) {
+                QVERIFY(file->isEnabled());
+                ++definitionActions;
+            }
+        }
+        QCOMPARE(definitionActions, 2);
         QTRY_COMPARE(window->usersPage()->model()->rowCount(), 2); // GET /users
+        // The event stream leaves the uptime out; it counts from the broker's start (GET /health).
+        qint64 uptime = 0;
+        connect(&window->connection(), &BrokerConnection::snapshotUpdated, this,
+                [&uptime](const BrokerSnapshot &snapshot) { uptime = snapshot.uptimeSeconds; });
+        QCOMPARE(call("POST", "/queues", R"({"name":"uptime.tick"})"), 200); // a change: a snapshot
+        QTRY_VERIFY_WITH_TIMEOUT(uptime >= 1, 5000);
+        QVERIFY(uptime < 600);
     }
 
     void aKeyWithoutManageUsersSeesUsersAsNotPermitted()
@@ -149,6 +169,22 @@ private Q_SLOTS:
         QVERIFY(action("Browse") && action("Browse")->isEnabled());    // peek:*
         QVERIFY(action("Publish") && !action("Publish")->isEnabled()); // no publish:*
         QVERIFY(action("Delete") && !action("Delete")->isEnabled());   // no delete_queue
+        // In the queue's message browser: deleting needs purge_queue, moving consume.
+        QCOMPARE(call("POST", "/messages/watched", R"({"message":{"n":1}})"), 200);
+        window->openQueue("watched");
+        MessageBrowser *browser = window->queueDetailPage()->messageBrowser();
+        QTRY_VERIFY(browser->model()->rowCount() > 0);
+        browser->view()->selectRow(0);
+        auto *deleteMessages = browser->findChild<QPushButton *>("deleteMessages");
+        QVERIFY(deleteMessages);
+        QVERIFY(!deleteMessages->isEnabled());
+        QVERIFY2(deleteMessages->toolTip().contains("purge_queue:watched"), qPrintable(deleteMessages->toolTip()));
+        QVERIFY(!browser->findChild<QPushButton *>("moveMessages")->toolTip().contains("Not permitted")); // consume: it may
+        // Definitions need manage_users: File › Export and Import are greyed.
+        for (QAction *file : window->findChildren<QAction *>()) {
+            if (file->text().startsWith("Export definitions") || file->text().startsWith("Import definitions"))
+                QVERIFY2(!file->isEnabled(), qPrintable(file->text()));
+        }
         // The users list was never asked for: no 403 shown anywhere.
         QCOMPARE(window->usersPage()->model()->rowCount(), 0);
     }
