@@ -54,7 +54,7 @@ MainWindow::MainWindow(std::unique_ptr<RemoteConnection> connection, QWidget *pa
 
 MainWindow::MainWindow(BrokerClient *embedded, std::unique_ptr<RemoteConnection> remote, const HostSettings &settings,
                        QWidget *parent)
-    : QMainWindow(parent), m_remote(std::move(remote)),
+    : QMainWindow(parent), m_remote(remote.release()),
       m_connection(m_remote ? static_cast<BrokerConnection &>(*m_remote) : *embedded), m_embedded(embedded),
       m_hostSettings(settings)
 {
@@ -155,12 +155,20 @@ MainWindow::MainWindow(BrokerClient *embedded, std::unique_ptr<RemoteConnection>
         showPage(Page(qBound(0, page, PageCount - 1)));
     } else {
         setAttribute(Qt::WA_DeleteOnClose);
+        // The window's last child: deleted after every page that holds it.
+        m_remote->setParent(this);
         linkChanged();
         m_remote->start();
     }
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The remote brokers' windows close with the main window (Quit included): their connections
+    // and threads end before the application does.
+    for (const QPointer<MainWindow> &window : std::as_const(m_remoteWindows))
+        delete window.data();
+}
 
 void MainWindow::addPage(QWidget *page, const QString &title, const QString &icon, const QString &tip)
 {
@@ -219,6 +227,10 @@ void MainWindow::applyPermissions()
             .arg(user, what, permission);
     };
     if (known) {
+        // Without list_queues the event stream carries no counters: an empty broker would mislead.
+        const bool lists = m_connection.allows(QStringLiteral("list_queues"));
+        gate(Overview, lists, tr("Overview: not permitted"), lacks(QStringLiteral("list_queues"), tr("see the broker's queues and figures")));
+        gate(Queues, lists, tr("Queues: not permitted"), lacks(QStringLiteral("list_queues"), tr("list the queues")));
         gate(Users, m_connection.allows(QStringLiteral("manage_users")), tr("Users: not permitted"),
              lacks(QStringLiteral("manage_users"), tr("see or manage users")));
         gate(Errors, m_connection.allows(QStringLiteral("view_errors")), tr("Errors: not permitted"),
@@ -270,15 +282,18 @@ MainWindow *MainWindow::remoteWindow(const QString &name) const
 MainWindow *MainWindow::openRemote(const QString &name, const RemoteEndpoint &endpoint)
 {
     if (MainWindow *open = remoteWindow(name)) {
-        open->showNormal();
-        open->raise();
-        open->activateWindow();
-        return open;
+        const RemoteEndpoint &was = open->m_remote->api().endpoint();
+        if (was.url == endpoint.url && was.apiKey == endpoint.apiKey && was.caCertificates == endpoint.caCertificates) {
+            open->showNormal();
+            open->raise();
+            open->activateWindow();
+            return open;
+        }
+        delete open; // the connection was edited: its window starts again on the new one
     }
     // A top-level window of its own (no parent: it closes by itself); it owns its connection.
     auto *window = new MainWindow(std::make_unique<RemoteConnection>(name, endpoint));
     m_remoteWindows.insert(name, window);
-    connect(this, &QObject::destroyed, window, &QWidget::close);
     window->show();
     return window;
 }

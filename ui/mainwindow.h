@@ -111,7 +111,7 @@ private:
     void notify(const ErrorRecord &record);
     void setUpTray();
 
-    std::unique_ptr<RemoteConnection> m_remote; // a remote broker's window owns its connection
+    RemoteConnection *m_remote;                 // a remote broker's window owns it (its last child); else null
     BrokerConnection &m_connection;
     BrokerClient *m_embedded;                   // null in a remote broker's window
     HostSettings m_hostSettings;

@@ -114,12 +114,15 @@ void MessageBrowser::updateMessageActions(bool selected)
                                 : tr("Only dead-lettered messages can be redriven: show the Dead-lettered state, "
                                      "or open a dead-letter queue"));
     // What the connection's key may not do is greyed and says so, as the API would refuse it.
+    // The actions work on the queue the shown messages are in (the dead-letter queue when showing
+    // dead-lettered ones), and the API checks that one.
+    const QString queue = actionQueue();
     const std::pair<QPushButton *, QString> needs[] = {
-        {m_delete, QStringLiteral("purge_queue:") + m_queue},
-        {m_requeue, QStringLiteral("consume:") + m_queue},
-        {m_move, QStringLiteral("consume:") + m_queue},
-        {m_deadLetter, QStringLiteral("consume:") + m_queue},
-        {m_redriveButton, QStringLiteral("purge_queue:") + m_queue},
+        {m_delete, QStringLiteral("purge_queue:") + queue},
+        {m_requeue, QStringLiteral("consume:") + queue},
+        {m_move, QStringLiteral("consume:") + queue},
+        {m_deadLetter, QStringLiteral("purge_queue:") + queue},
+        {m_redriveButton, QStringLiteral("purge_queue:") + queue},
     };
     for (const auto &[button, permission] : needs) {
         if (!m_client.allows(permission))

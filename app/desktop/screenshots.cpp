@@ -168,6 +168,7 @@ void ScreenshotSession::renderRemoteWindow()
                                                          RemoteEndpoint{QUrl(m_report.apiUrl), m_adminKey.toUtf8(), {}});
     RemoteConnection *remote = connection.get();
     m_remote = std::make_unique<Ui::MainWindow>(std::move(connection));
+    m_remote->setAttribute(Qt::WA_DeleteOnClose, false); // owned here
     m_remote->resize(m_window.size());
     m_remote->show();
     auto *deadline = new QTimer(this);

@@ -34,7 +34,10 @@ RemoteConnection::RemoteConnection(QString name, RemoteEndpoint endpoint, QObjec
     connect(&m_directoryTimer, &QTimer::timeout, this, &RemoteConnection::readDirectory);
 }
 
-RemoteConnection::~RemoteConnection() = default;
+RemoteConnection::~RemoteConnection()
+{
+    disconnect(&m_feed, nullptr, this, nullptr); // the feed outlives this object's other members
+}
 
 void RemoteConnection::start()
 {
@@ -143,12 +146,15 @@ void RemoteConnection::readDirectory()
     if (!users && !errors)
         return;
     m_readingDirectory = true;
+    // A part that could not be read keeps what was read last: a broker that fails a read once does
+    // not blank the Users or Errors page.
     const auto readErrors = [this, errors](HostDirectory directory) {
         if (!errors)
             return directoryRead(std::move(directory));
         whenFinished(m_api.errors(ErrorsShown), this, [this, directory](const Result<QList<ErrorRecord>> &read) mutable {
             if (read) {
                 directory.errors = *read;
+                directory.errorTotals = {};
                 for (const ErrorRecord &record : directory.errors)
                     directory.errorTotals[size_t(record.severity)] += record.count;
             }
@@ -156,9 +162,9 @@ void RemoteConnection::readDirectory()
         });
     };
     if (!users)
-        return readErrors({});
-    whenFinished(m_api.users(), this, [readErrors](const Result<QList<User>> &read) {
-        HostDirectory directory;
+        return readErrors(m_directory);
+    whenFinished(m_api.users(), this, [this, readErrors](const Result<QList<User>> &read) {
+        HostDirectory directory = m_directory;
         if (read)
             directory.users = *read;
         readErrors(std::move(directory));
@@ -168,6 +174,7 @@ void RemoteConnection::readDirectory()
 void RemoteConnection::directoryRead(HostDirectory directory)
 {
     m_readingDirectory = false;
+    m_directory = directory;
     Q_EMIT directoryUpdated(directory);
     if (std::exchange(m_directoryAgain, false))
         readDirectory();

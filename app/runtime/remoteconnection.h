@@ -78,6 +78,7 @@ private:
     RemoteFeed m_feed;
     RemoteApi m_api;
     StartReport m_description;
+    HostDirectory m_directory;     // as last read
     QTimer m_directoryTimer;
     QTimer m_idleTimer;
     qint64 m_lastForwardedMs = 0;

@@ -39,6 +39,8 @@ RemoteFeed::RemoteFeed(RemoteEndpoint endpoint, QObject *parent)
 {
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, [this] { m_userId.isEmpty() ? askWhoAmI() : openStream(); });
+    // Redirects are not followed: the key goes to the address it was given for and nowhere else.
+    m_network.setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
     m_assembly.setObjectName(QStringLiteral("remote feed"));
     m_assembler->moveToThread(&m_assembly);
     connect(&m_assembly, &QThread::finished, m_assembler, &QObject::deleteLater);
@@ -48,6 +50,7 @@ RemoteFeed::RemoteFeed(RemoteEndpoint endpoint, QObject *parent)
 
 RemoteFeed::~RemoteFeed()
 {
+    const QSignalBlocker quiet(this); // whoever listens may be half destroyed already
     stop();
     m_assembly.quit();
     m_assembly.wait(); // the assembler is deleted as the thread ends
@@ -65,6 +68,7 @@ void RemoteFeed::start()
 void RemoteFeed::stop()
 {
     m_retry.stop();
+    m_openWhenFlushed = false; // a stream waiting for the last one's flush is not opened after all
     if (m_reply) {
         QNetworkReply *reply = m_reply;
         m_reply = nullptr;
@@ -131,14 +135,21 @@ QNetworkRequest RemoteFeed::request(const QString &path) const
     return request;
 }
 
-QString RemoteFeed::describe(QNetworkReply *reply)
+QString RemoteFeed::describe(QNetworkReply *reply) const
 {
     const int status = statusOf(reply);
-    if (status == 0)
-        return reply->errorString();
-    const QJsonObject problem = QJsonDocument::fromJson(reply->readAll()).object();
-    const QString error = problem.value(u"error").toString();
-    return error.isEmpty() ? QStringLiteral("HTTP %1").arg(status) : QStringLiteral("%1 %2").arg(status).arg(error);
+    QString text;
+    if (status == 0) {
+        text = reply->errorString();
+    } else {
+        const QJsonObject problem = QJsonDocument::fromJson(reply->readAll()).object();
+        const QString error = problem.value(u"error").toString();
+        text = error.isEmpty() ? QStringLiteral("HTTP %1").arg(status) : QStringLiteral("%1 %2").arg(status).arg(error);
+    }
+    // Shown on screen: never the key, whatever a server or Qt put in the text.
+    if (!m_endpoint.apiKey.isEmpty())
+        text.replace(QString::fromUtf8(m_endpoint.apiKey), QStringLiteral("…"));
+    return text;
 }
 
 void RemoteFeed::askWhoAmI()
@@ -216,7 +227,8 @@ void RemoteFeed::assembled(const BrokerSnapshot &snapshot, const QByteArray &las
     m_last = snapshot;
     m_last.recentEvents.clear();
     Q_EMIT snapshotUpdated(snapshot);
-    if (flushed && std::exchange(m_flushPending, false) && std::exchange(m_openWhenFlushed, false))
+    if (flushed && std::exchange(m_flushPending, false) && std::exchange(m_openWhenFlushed, false) && !m_reply
+        && (m_state == State::Reconnecting || m_state == State::Connecting))
         openStream();
 }
 

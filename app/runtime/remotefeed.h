@@ -100,7 +100,7 @@ private:
                    bool flushed);
     void retryLater(const QString &problem);
     void setState(State state);
-    static QString describe(QNetworkReply *reply);
+    QString describe(QNetworkReply *reply) const;
 
     RemoteEndpoint m_endpoint;
     QNetworkAccessManager m_network;

@@ -31,6 +31,9 @@ QList<StreamEvent> EventStreamParser::feed(const QByteArray &bytes)
 void EventStreamParser::line(QByteArrayView text, QList<StreamEvent> &events)
 {
     if (text.isEmpty()) { // dispatch
+        // The id takes effect with its event: an event cut off by a dropped connection is asked
+        // for again on the next one (HTML, "dispatch the event": the last event ID buffer).
+        m_lastEventId = m_idBuffer;
         if (m_hasData)
             events.append({m_type.isEmpty() ? QByteArray("message") : m_type, m_data, m_lastEventId});
         m_type.clear();
@@ -54,7 +57,7 @@ void EventStreamParser::line(QByteArrayView text, QList<StreamEvent> &events)
         m_hasData = true;
     } else if (field == "id") {
         if (!value.contains('\0'))
-            m_lastEventId = value.toByteArray();
+            m_idBuffer = value.toByteArray();
     } else if (field == "retry") {
         bool ok = false;
         const int ms = value.toInt(&ok);

@@ -26,7 +26,7 @@ public:
     const QByteArray &lastEventId() const { return m_lastEventId; }
     int retryMs() const { return m_retryMs; } // 0: the stream named none
     // A new connection starts with a fresh line buffer but keeps the last id.
-    void reset() { m_buffer.clear(), m_scanned = 0, m_type.clear(), m_data.clear(), m_hasData = false; }
+    void reset() { m_buffer.clear(), m_scanned = 0, m_type.clear(), m_data.clear(), m_idBuffer = m_lastEventId, m_hasData = false; }
 
 private:
     void line(QByteArrayView text, QList<StreamEvent> &events);
@@ -36,6 +36,7 @@ private:
                              // arriving in many pieces is scanned once, not once per piece
     QByteArray m_type;
     QByteArray m_data;
+    QByteArray m_idBuffer;    // the id read so far; it becomes the last id when its event is complete
     QByteArray m_lastEventId;
     bool m_hasData = false;
     int m_retryMs = 0;

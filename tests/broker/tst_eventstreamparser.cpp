@@ -66,6 +66,18 @@ private Q_SLOTS:
         QCOMPARE(parser.lastEventId(), "3-9");
     }
 
+    void anIdTakesEffectWithItsEvent()
+    {
+        // The broker writes id: before data:. A connection that drops inside an event must resume
+        // from the event before it, so that the cut one is sent again.
+        EventStreamParser parser;
+        QCOMPARE(parser.feed("id: 7-41\ndata: a\n\nid: 7-42\ndata: {\"cut").size(), 1);
+        QCOMPARE(parser.lastEventId(), "7-41");
+        parser.reset();
+        QCOMPARE(parser.feed("id: 7-42\ndata: b\n\n").first().lastEventId, "7-42");
+        QCOMPARE(parser.lastEventId(), "7-42");
+    }
+
     void idsWithNulAreIgnoredAndRetryIsKept()
     {
         EventStreamParser parser;

@@ -239,6 +239,28 @@ private Q_SLOTS:
         opened->close();
         QTRY_VERIFY(opened.isNull());
         QVERIFY(!main.remoteWindow(QStringLiteral("server")));
+
+        // Opened with another key (the connection was edited): a new window on the new endpoint.
+        QPointer<MainWindow> first = main.openRemote(QStringLiteral("server"), RemoteEndpoint{QUrl(m_url), AdminKey, {}});
+        QPointer<MainWindow> second = main.openRemote(QStringLiteral("server"), RemoteEndpoint{QUrl(m_url), WatcherKey, {}});
+        QVERIFY(first.isNull());
+        QVERIFY(second);
+        QTRY_COMPARE_WITH_TIMEOUT(second->connection().link(), BrokerConnection::Link::Online, 10'000);
+        QTRY_VERIFY(!second->isPageOpen(MainWindow::Users)); // the watcher's key now
+    }
+
+    void remoteWindowsCloseWithTheMainWindow()
+    {
+        QTemporaryDir desk;
+        const HostSettings settings = Test::desktopTestSettings(desk);
+        BrokerClient client(100);
+        QPointer<MainWindow> opened;
+        {
+            MainWindow main(client, settings);
+            opened = main.openRemote(QStringLiteral("server"), RemoteEndpoint{QUrl(m_url), AdminKey, {}});
+            QTRY_COMPARE_WITH_TIMEOUT(opened->connection().link(), BrokerConnection::Link::Online, 10'000);
+        } // Quit: the main window goes
+        QVERIFY(opened.isNull()); // at once, not at a later event loop turn that would never come
     }
 };
 
