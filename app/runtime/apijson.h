@@ -7,6 +7,7 @@
 #include "core/message.h"
 #include "core/messageaction.h"
 #include "core/messageevent.h"
+#include "core/processorstatus.h"
 #include "core/queueinfo.h"
 #include "core/result.h"
 #include "core/user.h"
@@ -53,6 +54,8 @@ QList<User> users(const QJsonObject &json);
 std::optional<IssuedKey> issuedKey(const QJsonObject &json);
 std::optional<ErrorRecord> errorRecord(const QJsonObject &json);
 QList<ErrorRecord> errorRecords(const QJsonObject &json);
+// GET /processors: {"processors":[…]} (processorreport's fields), in the broker's order.
+ProcessorStatusList processorStatuses(const QJsonObject &json);
 // POST /definitions's answer (DefinitionsImport::toJson read back).
 std::optional<DefinitionsImport> definitionsImport(const QJsonObject &json);
 

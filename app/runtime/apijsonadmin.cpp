@@ -97,6 +97,32 @@ QList<ErrorRecord> errorRecords(const QJsonObject &json)
     return out;
 }
 
+ProcessorStatusList processorStatuses(const QJsonObject &json)
+{
+    ProcessorStatusList out;
+    for (const QJsonValue &value : json.value(u"processors").toArray()) {
+        const QJsonObject item = value.toObject();
+        ProcessorStatus status;
+        status.id = item.value(u"id").toInt();
+        status.name = item.value(u"name").toString();
+        status.queue = item.value(u"queue").toString();
+        status.kind = item.value(u"kind").toString();
+        status.target = item.value(u"target").toString();
+        status.concurrency = item.value(u"concurrency").toInt(1);
+        status.inFlight = item.value(u"in_flight").toInt();
+        status.running = item.value(u"running").toBool(true);
+        status.successes = item.value(u"successes").toInteger();
+        status.failures = item.value(u"failures").toInteger();
+        status.lastError = item.value(u"last_error").toString();
+        status.lastErrorAtMs = millis(item.value(u"last_error_at"));
+        status.lastSuccessAtMs = millis(item.value(u"last_success_at"));
+        status.failing = item.value(u"failing").toBool();
+        if (!status.queue.isEmpty())
+            out.append(std::move(status));
+    }
+    return out;
+}
+
 std::optional<DefinitionsImport> definitionsImport(const QJsonObject &json)
 {
     if (!json.contains(u"queues") || !json.contains(u"users"))

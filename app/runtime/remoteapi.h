@@ -10,6 +10,7 @@
 #include "core/messageaction.h"
 #include "core/messageevent.h"
 #include "core/queueconfigchange.h"
+#include "core/processorstatus.h"
 #include "core/queueinfo.h"
 #include "core/result.h"
 #include "core/user.h"
@@ -102,6 +103,8 @@ public:
     // GET /users (never keys).
     QFuture<Result<QList<User>>> users();
 
+    // GET /processors: every processor's state (view_metrics).
+    QFuture<Result<ProcessorStatusList>> processors();
     // GET /health's uptime: how long the broker has run, in seconds (the event stream leaves it
     // out, as it would make every update a change).
     QFuture<Result<qint64>> uptimeSeconds();

@@ -202,6 +202,16 @@ QFuture<Result<QJsonObject>> RemoteApi::exportDefinitions()
                              [](const Answer &answer) { return Result<QJsonObject>(answer.json); });
 }
 
+QFuture<Result<ProcessorStatusList>> RemoteApi::processors()
+{
+    return call<ProcessorStatusList>({"GET", QStringLiteral("/processors"), {}, {}, ErrorCode::NotFound},
+                                     [](const Answer &answer) -> Result<ProcessorStatusList> {
+                                         if (!answer.json.value(u"processors").isArray())
+                                             return unreadable("a list of processors");
+                                         return ApiJson::processorStatuses(answer.json);
+                                     });
+}
+
 QFuture<Result<qint64>> RemoteApi::uptimeSeconds()
 {
     return call<qint64>({"GET", QStringLiteral("/health"), {}, {}, ErrorCode::NotFound}, [](const Answer &answer) {

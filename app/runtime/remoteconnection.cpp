@@ -61,6 +61,7 @@ void RemoteConnection::forward(BrokerSnapshot snapshot)
     }
     if (m_startedMs > 0)
         snapshot.uptimeSeconds = qMax<qint64>(0, (snapshot.takenAtMs - m_startedMs) / 1000);
+    snapshot.processors = m_processors;
     m_lastForwardedMs = QDateTime::currentMSecsSinceEpoch();
     Q_EMIT snapshotUpdated(snapshot);
 }
@@ -141,6 +142,7 @@ void RemoteConnection::readDirectory()
         m_directoryAgain = true;
         return;
     }
+    readProcessors();
     const bool users = allows(QStringLiteral("manage_users"));
     const bool errors = allows(QStringLiteral("view_errors"));
     if (!users && !errors)
@@ -168,6 +170,19 @@ void RemoteConnection::readDirectory()
         if (read)
             directory.users = *read;
         readErrors(std::move(directory));
+    });
+}
+
+void RemoteConnection::readProcessors()
+{
+    // The event stream does not carry them; the queue detail page shows them from the snapshots.
+    if (m_readingProcessors || !allows(QStringLiteral("view_metrics")))
+        return;
+    m_readingProcessors = true;
+    whenFinished(m_api.processors(), this, [this](const Result<ProcessorStatusList> &read) {
+        m_readingProcessors = false;
+        if (read)
+            m_processors = *read;
     });
 }
 

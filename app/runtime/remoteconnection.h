@@ -11,8 +11,9 @@ namespace Broker {
 
 // A remote broker administered over its REST API (RemoteApi: commands, bounded and with
 // deadlines) and followed over its event stream (RemoteFeed: snapshots, reconnects with
-// Last-Event-ID). What the key may do comes from GET /me; the users and errors directory is
-// read every DirectoryIntervalMs while connected, and at once after a change to users, one
+// Last-Event-ID). What the key may do comes from GET /me; the users and errors directory (and
+// the processors, for the snapshots) are read every DirectoryIntervalMs while connected, and at
+// once after a change to users, one
 // request at a time (a slow broker never gets a pile of them). The stream sends changes only: while
 // the broker is idle the last snapshot is handed out again every IdleSnapshotMs. Lives in the GUI
 // thread.
@@ -68,6 +69,8 @@ private:
     // Reads users (manage_users) then errors (view_errors), unless a read is still out.
     void readDirectory();
     void directoryRead(HostDirectory directory);
+    // Reads the processors (view_metrics) for the snapshots, unless a read is still out.
+    void readProcessors();
     // The roles the user dialog offers, from the definitions (manage_users).
     void readRoles();
     // Runs `future` and reads the directory again once it finished (a change to users).
@@ -79,6 +82,8 @@ private:
     RemoteApi m_api;
     StartReport m_description;
     HostDirectory m_directory;     // as last read
+    ProcessorStatusList m_processors; // as last read (GET /processors), handed out in every snapshot
+    bool m_readingProcessors = false;
     QTimer m_directoryTimer;
     QTimer m_idleTimer;
     qint64 m_lastForwardedMs = 0;

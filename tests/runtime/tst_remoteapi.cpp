@@ -615,6 +615,31 @@ private Q_SLOTS:
         QCOMPARE(valueOf(api.errors(1)).size(), 1);
     }
 
+    void readsProcessorsAndUptime()
+    {
+        RestFixture f;
+        QCOMPARE(f.request("POST", "/queues", AdminKey, R"({"name":"handled"})").status, 200);
+        f.broker.registerProcessor(QStringLiteral("handled"), [](const Message &) { return true; });
+        QCOMPARE(f.request("POST", "/messages/handled", AdminKey, R"({"message":{"n":1}})").status, 200);
+        QTRY_VERIFY(!f.broker.processorStatuses().isEmpty() && f.broker.processorStatuses().first().successes == 1);
+        RemoteApi api(endpointOf(f, AdminKey));
+        const ProcessorStatusList remote = valueOf(api.processors());
+        const ProcessorStatusList held = f.broker.processorStatuses();
+        QCOMPARE(remote.size(), held.size());
+        QCOMPARE(remote.first().id, held.first().id);
+        QCOMPARE(remote.first().queue, QStringLiteral("handled"));
+        QCOMPARE(remote.first().kind, held.first().kind);
+        QCOMPARE(remote.first().successes, qint64(1));
+        QCOMPARE(remote.first().running, true);
+        QVERIFY(qAbs(remote.first().lastSuccessAtMs - held.first().lastSuccessAtMs) <= 1);
+        // A key without view_metrics may not see them.
+        RemoteApi consumer(endpointOf(f, ConsumerKey));
+        const std::optional<Error> refused = errorOf(consumer.processors());
+        QVERIFY(refused);
+        QCOMPARE(refused->code, ErrorCode::PermissionDenied);
+        QVERIFY(valueOf(api.uptimeSeconds()) >= 0);
+    }
+
     // The broker's refusals arrive as the codes the engine gives, with the broker's own text.
     void mapsTheBrokersRefusals_data()
     {
