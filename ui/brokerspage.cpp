@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "brokerspage.h"
 
+#include "rowtable.h"
 #include "confirm.h"
 #include "connectiondialog.h"
 #include "format.h"
@@ -56,16 +57,7 @@ BrokersPage::BrokersPage(ConnectionProfiles profiles, Keyring *keyring, QWidget 
     layout->addLayout(toolbar);
 
     m_model = new BrokersTableModel(this);
-    m_view = new QTableView;
-    m_view->setObjectName(QStringLiteral("brokers"));
-    m_view->setModel(m_model);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->setAlternatingRowColors(true);
-    m_view->verticalHeader()->hide();
-    m_view->setWordWrap(false);
-    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->horizontalHeader()->setSectionResizeMode(BrokersTableModel::Connection, QHeaderView::Stretch);
+    m_view = makeRowTable(QStringLiteral("brokers"), m_model, BrokersTableModel::Connection);
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         if (index.isValid())
             open(m_model->rowAt(index.row()).name);

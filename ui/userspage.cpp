@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "userspage.h"
 
+#include "rowtable.h"
 #include "confirm.h"
 #include "keydialog.h"
 #include "messagebar.h"
@@ -51,16 +52,7 @@ UsersPage::UsersPage(BrokerConnection &client, QWidget *parent) : QWidget(parent
     layout->addLayout(toolbar);
 
     m_model = new UserTableModel(this);
-    m_view = new QTableView;
-    m_view->setObjectName(QStringLiteral("users"));
-    m_view->setModel(m_model);
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->setAlternatingRowColors(true);
-    m_view->verticalHeader()->hide();
-    m_view->setWordWrap(false);
-    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->horizontalHeader()->setSectionResizeMode(UserTableModel::Roles, QHeaderView::Stretch);
+    m_view = makeRowTable(QStringLiteral("users"), m_model, UserTableModel::Roles);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &UsersPage::updateActions);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &UsersPage::updateActions);
     layout->addWidget(m_view, 1);
