@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ApiJson's readers of the administration answers (users, errors, definitions) and of error answers.
 #include "apijson.h"
+#include "apijsonfields.h"
 
 #include <QJsonArray>
 
@@ -10,18 +11,8 @@ namespace Broker::ApiJson {
 
 namespace {
 
-qint64 millis(const QJsonValue &unixSeconds)
-{
-    return qint64(std::llround(unixSeconds.toDouble() * 1000));
-}
-
-QStringList strings(const QJsonValue &array)
-{
-    QStringList out;
-    for (const QJsonValue &value : array.toArray())
-        out.append(value.toString());
-    return out;
-}
+using Fields::millis;
+using Fields::strings;
 
 QList<DefinitionsImport::Refused> refused(const QJsonValue &array, QStringView nameKey)
 {
@@ -52,12 +43,7 @@ std::optional<User> user(const QJsonObject &json)
 
 QList<User> users(const QJsonObject &json)
 {
-    QList<User> out;
-    for (const QJsonValue &value : json.value(u"users").toArray()) {
-        if (std::optional<User> one = user(value.toObject()))
-            out.append(std::move(*one));
-    }
-    return out;
+    return Fields::listOf<User>(json, u"users", user);
 }
 
 std::optional<IssuedKey> issuedKey(const QJsonObject &json)
@@ -89,12 +75,7 @@ std::optional<ErrorRecord> errorRecord(const QJsonObject &json)
 
 QList<ErrorRecord> errorRecords(const QJsonObject &json)
 {
-    QList<ErrorRecord> out;
-    for (const QJsonValue &value : json.value(u"errors").toArray()) {
-        if (std::optional<ErrorRecord> record = errorRecord(value.toObject()))
-            out.append(std::move(*record));
-    }
-    return out;
+    return Fields::listOf<ErrorRecord>(json, u"errors", errorRecord);
 }
 
 ProcessorStatusList processorStatuses(const QJsonObject &json)

@@ -3,6 +3,7 @@
 // are taken out of the answer's text, not out of a QJsonDocument, which would sort an object's
 // keys and round integers beyond 2^53: an admin sees, edits and redrives the bytes the broker holds.
 #include "apijson.h"
+#include "apijsonfields.h"
 
 #include "core/messageid.h"
 #include "rest/jsonscanner.h"
@@ -48,18 +49,8 @@ std::optional<QList<RawFields>> rawFieldsOfElements(const QByteArray &body, QStr
     return out;
 }
 
-qint64 millis(const QJsonValue &unixSeconds)
-{
-    return qint64(std::llround(unixSeconds.toDouble() * 1000));
-}
-
-QList<QString> strings(const QJsonValue &array)
-{
-    QList<QString> out;
-    for (const QJsonValue &value : array.toArray())
-        out.append(value.toString());
-    return out;
-}
+using Fields::millis;
+using Fields::strings;
 
 // A message as writeBrowsedMessage writes it; `data` is its payload's text.
 Message browsedMessage(const QJsonObject &json, const QByteArray &data, const QString &queue)
@@ -166,12 +157,7 @@ std::optional<MessageActionResult> messageActionResult(const QJsonObject &json)
 
 QList<MessageEvent> messageEvents(const QJsonObject &json)
 {
-    QList<MessageEvent> events;
-    for (const QJsonValue &value : json.value(u"events").toArray()) {
-        if (std::optional<MessageEvent> event = messageEvent(value.toObject()))
-            events.append(std::move(*event));
-    }
-    return events;
+    return Fields::listOf<MessageEvent>(json, u"events", messageEvent);
 }
 
 } // namespace Broker::ApiJson
