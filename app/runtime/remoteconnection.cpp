@@ -113,7 +113,8 @@ void RemoteConnection::permissionsKnown()
 
 void RemoteConnection::readRoles()
 {
-    if (!allows(QStringLiteral("manage_users")))
+    // GET /definitions carries every queue too: read once per connection, not on every reconnect.
+    if (!allows(QStringLiteral("manage_users")) || !m_description.roles.isEmpty())
         return;
     whenFinished(m_api.exportDefinitions(), this, [this](const Result<QJsonObject> &definitions) {
         if (!definitions)
