@@ -47,10 +47,18 @@ inline std::unique_ptr<QueueStore> makeClusterTestStore(const QueueTypeCatalog &
     options.pool.size = 2;
     auto store = std::make_unique<RedisStore>(options, types, clock);
     store->start();
-    waitUntil([&] {
-        return store->cluster()->refreshes() > 0 && store->client().readyCount() == 3 * options.pool.size
+    // Every slot served and every pool full: the router may also hold a pool to a seed that is a
+    // replica (the node its first CLUSTER SHARDS went to), so the count is not 3 × pool.size.
+    const bool ready = waitUntil([&] {
+        return store->cluster()->refreshes() > 0 && store->cluster()->allSlotsServed()
+               && store->client().readyCount() == store->client().size()
                && store->wakeups().subscriber().isSubscribed();
     });
+    if (!ready)
+        qFatal("the cluster store is not ready after 5 s: %d of %d connections ready, slots %s, %s",
+               store->client().readyCount(), store->client().size(),
+               store->cluster()->allSlotsServed() ? "served" : "not all served",
+               store->wakeups().subscriber().isSubscribed() ? "subscribed" : "not subscribed");
     return store;
 }
 
@@ -72,7 +80,9 @@ inline std::unique_ptr<QueueStore> makeTestStore(const QueueTypeCatalog &types, 
     options.pool.size = 2;
     auto store = std::make_unique<RedisStore>(options, types, clock);
     store->start();
-    waitUntil([&] { return store->client().readyCount() == options.pool.size && store->wakeups().subscriber().isSubscribed(); });
+    if (!waitUntil([&] { return store->client().readyCount() == options.pool.size && store->wakeups().subscriber().isSubscribed(); }))
+        qFatal("the Redis store is not ready after 5 s: %d of %d connections ready", store->client().readyCount(),
+               options.pool.size);
     return store;
 }
 
