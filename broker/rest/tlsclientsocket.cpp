@@ -74,6 +74,7 @@ void TlsClientSocket::write(const QByteArray &data)
 {
     if (m_closed || m_closing)
         return;
+    const bool outputWaited = pendingOutput() > 0;
     m_writing = true;
     m_socket->write(data); // before the handshake is done, QSslSocket keeps it until then
     // QSslSocket encrypts on a queued call and its TCP socket sends on the next write
@@ -83,6 +84,13 @@ void TlsClientSocket::write(const QByteArray &data)
     if (m_encrypted)
         m_socket->flush();
     m_writing = false;
+    // Output that went to the kernel at once never waited for the peer: as with plain TCP,
+    // nothing is signalled (a notice per response would cost a pass of the event loop and a
+    // wake-up). Output that waited before, or waits now, is signalled as it moves.
+    if (std::exchange(m_outputNoticePending, false) && (outputWaited || pendingOutput() > 0)) {
+        m_outputNoticePending = true;
+        scheduleNotice();
+    }
 }
 
 qint64 TlsClientSocket::pendingOutput() const
@@ -150,8 +158,7 @@ void TlsClientSocket::onEncryptedBytesWritten()
     if (m_closed || m_closing)
         return;
     if (m_writing) {
-        m_outputNoticePending = true;
-        scheduleNotice();
+        m_outputNoticePending = true; // write() decides whether the guard hears of it
         return;
     }
     if (pendingOutput() == 0)
