@@ -10,8 +10,9 @@ find_package(yaml-cpp 0.7 REQUIRED)
 find_package(PkgConfig REQUIRED)
 # Debian's hiredis 0.14 ships no CMake package file.
 pkg_check_modules(hiredis REQUIRED IMPORTED_TARGET hiredis>=0.14)
-# libssl-dev: libcrypto makes the certificates of brokerd --make-cert.
-find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto)
+# libssl-dev: libssl is the API's TLS (rest/tlsservercontext); libcrypto makes the certificates of
+# brokerd --make-cert.
+find_package(OpenSSL 3.0 REQUIRED COMPONENTS SSL Crypto)
 
 if(BUILD_TESTING)
     find_package(Qt6 REQUIRED COMPONENTS Test)

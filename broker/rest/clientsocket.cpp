@@ -17,20 +17,25 @@ namespace {
 constexpr int LingerMs = 2000;
 }
 
-ClientSocket::ClientSocket(qintptr descriptor, QObject *parent) : ClientStream(parent), m_fd(int(descriptor))
+void prepareClientSocket(int fd, QHostAddress &peerAddress, quint16 &peerPort)
 {
-    ::fcntl(m_fd, F_SETFL, ::fcntl(m_fd, F_GETFL) | O_NONBLOCK);
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     const int one = 1;
-    ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     sockaddr_storage address{};
     socklen_t length = sizeof address;
-    if (::getpeername(m_fd, reinterpret_cast<sockaddr *>(&address), &length) == 0) {
-        m_peerAddress.setAddress(reinterpret_cast<const sockaddr *>(&address));
+    if (::getpeername(fd, reinterpret_cast<sockaddr *>(&address), &length) == 0) {
+        peerAddress.setAddress(reinterpret_cast<const sockaddr *>(&address));
         if (address.ss_family == AF_INET)
-            m_peerPort = ntohs(reinterpret_cast<const sockaddr_in *>(&address)->sin_port);
+            peerPort = ntohs(reinterpret_cast<const sockaddr_in *>(&address)->sin_port);
         else if (address.ss_family == AF_INET6)
-            m_peerPort = ntohs(reinterpret_cast<const sockaddr_in6 *>(&address)->sin6_port);
+            peerPort = ntohs(reinterpret_cast<const sockaddr_in6 *>(&address)->sin6_port);
     }
+}
+
+ClientSocket::ClientSocket(qintptr descriptor, QObject *parent) : ClientStream(parent), m_fd(int(descriptor))
+{
+    prepareClientSocket(m_fd, m_peerAddress, m_peerPort);
     m_readNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Read, this);
     m_writeNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Write, this);
     m_writeNotifier->setEnabled(false);

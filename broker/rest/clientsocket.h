@@ -9,6 +9,9 @@ class QSocketNotifier;
 
 namespace Broker::Rest {
 
+// Makes an accepted socket non-blocking with Nagle off, and reads whom it is connected to.
+void prepareClientSocket(int fd, QHostAddress &peerAddress, quint16 &peerPort);
+
 // A client's plain TCP connection, on the bare non-blocking socket: reads go straight into the
 // caller's buffer, writes straight to the kernel, and paused reading leaves unread bytes in the
 // kernel. QTcpSocket would copy every request through ring buffers of 16-32 KiB allocated per

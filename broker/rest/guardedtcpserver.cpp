@@ -42,8 +42,7 @@ ClientStream *GuardedTcpServer::accept(qintptr descriptor)
     // an admitted one is adopted by its connection.
     if (!m_tls)
         return new ClientSocket(descriptor, this);
-    auto *socket = new TlsClientSocket(descriptor, m_tls->configuration, m_handshakeTimeoutMs,
-                                       m_options.socketReadBufferBytes, this);
+    auto *socket = new TlsClientSocket(descriptor, m_tls->context, m_handshakeTimeoutMs, this);
     connect(socket, &TlsClientSocket::handshakeFailed, this, [this](const QString &, bool timedOut) {
         ++(timedOut ? m_stats.tlsHandshakeTimeouts : m_stats.tlsHandshakeFailures);
     });

@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tlsclientsocket.h"
 
-#include <QSslSocket>
+#include "clientsocket.h"
+#include "tlsservercontext.h"
 
-#include <utility>
+#include <QSocketNotifier>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <cerrno>
+#include <climits>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace Broker::Rest {
 
@@ -12,180 +21,247 @@ namespace {
 constexpr int LingerMs = 2000;
 } // namespace
 
-TlsClientSocket::TlsClientSocket(qintptr descriptor, const QSslConfiguration &configuration, int handshakeTimeoutMs,
-                                 qint64 readBufferBytes, QObject *parent)
-    : ClientStream(parent), m_socket(new QSslSocket(this))
+TlsClientSocket::TlsClientSocket(qintptr descriptor, std::shared_ptr<const TlsServerContext> context,
+                                 int handshakeTimeoutMs, QObject *parent)
+    : ClientStream(parent), m_fd(int(descriptor)), m_context(std::move(context))
 {
-    m_socket->setSslConfiguration(configuration);
-    m_socket->setReadBufferSize(readBufferBytes);
-    if (!m_socket->setSocketDescriptor(descriptor)) {
-        m_closed = true;
-        QMetaObject::invokeMethod(this, &ClientStream::closed, Qt::QueuedConnection);
-        return;
-    }
-    m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-    m_peerAddress = m_socket->peerAddress();
-    m_peerPort = m_socket->peerPort();
-    connect(m_socket, &QSslSocket::encrypted, this, &TlsClientSocket::onEncrypted);
-    connect(m_socket, &QSslSocket::readyRead, this, &TlsClientSocket::onReadyRead);
-    connect(m_socket, &QSslSocket::encryptedBytesWritten, this, &TlsClientSocket::onEncryptedBytesWritten);
-    connect(m_socket, &QSslSocket::errorOccurred, this, &TlsClientSocket::onError);
-    connect(m_socket, &QSslSocket::disconnected, this, &TlsClientSocket::finishClose);
+    prepareClientSocket(m_fd, m_peerAddress, m_peerPort);
+    m_ssl = m_context->newConnection(m_fd);
+    m_readNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Read, this);
+    m_writeNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Write, this);
+    m_writeNotifier->setEnabled(false);
+    connect(m_readNotifier, &QSocketNotifier::activated, this, &TlsClientSocket::onReadable);
+    connect(m_writeNotifier, &QSocketNotifier::activated, this, &TlsClientSocket::onWritable);
     m_handshakeTimer.setSingleShot(true);
     connect(&m_handshakeTimer, &QTimer::timeout, this, &TlsClientSocket::onHandshakeTimeout);
-    m_handshakeTimer.start(handshakeTimeoutMs);
     m_linger.setSingleShot(true);
-    connect(&m_linger, &QTimer::timeout, this, &TlsClientSocket::abort);
-    m_socket->startServerEncryption();
+    connect(&m_linger, &QTimer::timeout, this, &TlsClientSocket::finishClose);
+    if (!m_ssl) {
+        QMetaObject::invokeMethod(this, [this] {
+            Q_EMIT handshakeFailed(takeTlsError("OpenSSL cannot make a connection"), false);
+            finishClose();
+        }, Qt::QueuedConnection);
+        return;
+    }
+    m_handshakeTimer.start(handshakeTimeoutMs);
 }
 
 TlsClientSocket::~TlsClientSocket()
 {
-    // The QSslSocket is a child: its own destructor closes the descriptor. Nothing is signalled.
-    disconnect(m_socket, nullptr, this, nullptr);
+    if (m_ssl)
+        SSL_free(m_ssl);
+    if (m_fd >= 0)
+        ::close(m_fd);
 }
 
 qint64 TlsClientSocket::readInto(QByteArray &buffer, qint64 maxBytes)
 {
-    if (m_closed || m_closing)
+    if (m_fd < 0 || m_closing)
         return -1;
-    if (!m_encrypted)
+    if (!m_encrypted || m_readWantsWrite)
         return 0;
-    const qint64 available = qMin(m_socket->bytesAvailable(), maxBytes);
-    if (available <= 0) {
-        if (m_socket->state() != QAbstractSocket::ConnectedState) {
-            finishClose();
-            return -1;
-        }
-        return 0;
-    }
     const qsizetype before = buffer.size();
-    buffer.resize(before + qsizetype(available));
-    const qint64 got = m_socket->read(buffer.data() + before, available);
-    buffer.resize(before + qsizetype(qMax<qint64>(got, 0)));
-    if (got < 0) {
+    const int want = int(qMin<qint64>(maxBytes, INT_MAX));
+    buffer.resize(before + want);
+    ERR_clear_error();
+    const int got = SSL_read(m_ssl, buffer.data() + before, want);
+    buffer.resize(before + qMax(got, 0));
+    if (got > 0)
+        return got;
+    switch (SSL_get_error(m_ssl, got)) {
+    case SSL_ERROR_WANT_READ:
+        return 0;
+    case SSL_ERROR_WANT_WRITE: // a key update to answer first: on with it once the socket takes it
+        m_readWantsWrite = true;
+        m_writeNotifier->setEnabled(true);
+        return 0;
+    default: // close_notify, a reset, or a record that does not decrypt
+        ERR_clear_error();
         finishClose();
         return -1;
     }
-    return got;
 }
 
 void TlsClientSocket::write(const QByteArray &data)
 {
-    if (m_closed || m_closing)
+    if (m_fd < 0 || m_halfClosed)
         return;
-    const bool outputWaited = pendingOutput() > 0;
-    m_writing = true;
-    m_socket->write(data); // before the handshake is done, QSslSocket keeps it until then
-    // QSslSocket encrypts on a queued call and its TCP socket sends on the next write
-    // notification: two more trips through the event loop per response. flush() encrypts and
-    // hands the record to the kernel now; it also reads and decrypts what has arrived, and
-    // signals both at once, which the guard is told of later (scheduleNotice).
+    m_output += data;
     if (m_encrypted)
-        m_socket->flush();
-    m_writing = false;
-    // Output that went to the kernel at once never waited for the peer: as with plain TCP,
-    // nothing is signalled (a notice per response would cost a pass of the event loop and a
-    // wake-up). Output that waited before, or waits now, is signalled as it moves.
-    if (std::exchange(m_outputNoticePending, false) && (outputWaited || pendingOutput() > 0)) {
-        m_outputNoticePending = true;
-        scheduleNotice();
+        flush(); // before the handshake is done, it waits for it
+}
+
+void TlsClientSocket::flush()
+{
+    m_writeWantsRead = false;
+    while (!m_output.isEmpty()) {
+        ERR_clear_error();
+        const int sent = SSL_write(m_ssl, m_output.constData(), int(qMin<qsizetype>(m_output.size(), INT_MAX)));
+        if (sent > 0) {
+            m_output.remove(0, sent);
+            continue;
+        }
+        switch (SSL_get_error(m_ssl, sent)) {
+        case SSL_ERROR_WANT_WRITE:
+            m_writeNotifier->setEnabled(true);
+            return;
+        case SSL_ERROR_WANT_READ:
+            m_writeWantsRead = true; // onReadable tries again
+            return;
+        default:
+            ERR_clear_error();
+            finishClose();
+            return;
+        }
+    }
+    if (!m_readWantsWrite)
+        m_writeNotifier->setEnabled(false);
+    if (m_closing && !m_halfClosed)
+        sendCloseNotify();
+}
+
+void TlsClientSocket::sendCloseNotify()
+{
+    ERR_clear_error();
+    SSL_shutdown(m_ssl); // close_notify; the peer's own is not waited for
+    ERR_clear_error();
+    ::shutdown(m_fd, SHUT_WR);
+    m_halfClosed = true;
+    m_writeNotifier->setEnabled(false);
+    m_readNotifier->setEnabled(true); // linger: read and discard until the peer closes
+}
+
+void TlsClientSocket::handshake()
+{
+    ERR_clear_error();
+    const int done = SSL_do_handshake(m_ssl);
+    if (done == 1) {
+        m_encrypted = true;
+        m_handshakeTimer.stop();
+        m_writeNotifier->setEnabled(false);
+        if (!m_output.isEmpty() || m_closing)
+            flush(); // a refusal written during the handshake, and its close
+        // The client's first request may have come with its last handshake message, and been
+        // read ahead with it: no notifier will see it.
+        if (!m_closing && !m_paused)
+            Q_EMIT readable();
+        return;
+    }
+    switch (SSL_get_error(m_ssl, done)) {
+    case SSL_ERROR_WANT_READ:
+        m_writeNotifier->setEnabled(false);
+        return;
+    case SSL_ERROR_WANT_WRITE:
+        m_writeNotifier->setEnabled(true);
+        return;
+    default: {
+        const QString reason = takeTlsError("the client closed the connection during the TLS handshake");
+        m_handshakeTimer.stop();
+        Q_EMIT handshakeFailed(reason, false);
+        finishClose();
+    }
     }
 }
 
-qint64 TlsClientSocket::pendingOutput() const
+void TlsClientSocket::onReadable()
 {
-    return m_closed ? 0 : m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite();
+    if (m_fd < 0)
+        return;
+    if (m_halfClosed) { // lingering: read and discard until the peer closes
+        char sink[16 * 1024];
+        const ssize_t got = ::recv(m_fd, sink, sizeof sink, 0);
+        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            finishClose();
+        return;
+    }
+    if (!m_encrypted) {
+        handshake();
+        return;
+    }
+    if (m_writeWantsRead) {
+        flush();
+        if (m_fd < 0)
+            return;
+    }
+    if (m_closing)
+        return; // the output goes first; then the linger above
+    if (m_paused) {
+        // Data waits in the kernel; only a closed connection is of interest now.
+        char probe;
+        const ssize_t got = ::recv(m_fd, &probe, 1, MSG_PEEK);
+        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            finishClose();
+        else if (got > 0)
+            m_readNotifier->setEnabled(false); // until reading resumes
+        return;
+    }
+    Q_EMIT readable();
+}
+
+void TlsClientSocket::onWritable()
+{
+    if (m_fd < 0)
+        return;
+    if (!m_encrypted) {
+        handshake();
+        return;
+    }
+    if (m_readWantsWrite) {
+        m_readWantsWrite = false;
+        if (m_output.isEmpty())
+            m_writeNotifier->setEnabled(false);
+        scheduleNotice(); // SSL_read can go on
+    }
+    const qsizetype before = m_output.size();
+    flush();
+    if (m_fd < 0 || m_closing || before == 0)
+        return;
+    if (m_output.isEmpty())
+        Q_EMIT outputDrained();
+    else if (m_output.size() < before)
+        Q_EMIT outputProgressed();
 }
 
 void TlsClientSocket::setReadingPaused(bool paused)
 {
     const bool resumed = m_paused && !paused;
     m_paused = paused;
-    if (resumed && m_encrypted && m_socket->bytesAvailable() > 0)
+    if (!resumed || m_fd < 0 || m_closing)
+        return;
+    if (!m_readNotifier->isEnabled())
+        m_readNotifier->setEnabled(true);
+    if (m_encrypted && inputHeld())
         scheduleNotice();
+}
+
+bool TlsClientSocket::inputHeld() const
+{
+    return SSL_has_pending(m_ssl) == 1;
 }
 
 void TlsClientSocket::closeGracefully()
 {
-    if (m_closed || m_closing)
+    if (m_fd < 0 || m_closing)
         return;
     m_closing = true;
     m_linger.start(LingerMs);
-    // Pending output first, then close_notify; disconnected() follows. During the handshake what
-    // was written (a refusal's 503) can only go once it is done: the close waits for it.
+    // Pending output first, then close_notify and a half-close. During the handshake what was
+    // written (a refusal's 503) can only go once it is done: the close waits for it.
     if (m_encrypted)
-        m_socket->disconnectFromHost();
+        flush();
 }
 
 void TlsClientSocket::abort()
 {
-    if (m_closed)
-        return;
-    m_socket->abort();
-    finishClose();
-}
-
-void TlsClientSocket::onEncrypted()
-{
-    m_encrypted = true;
-    m_handshakeTimer.stop();
-    if (m_closing) {
-        m_socket->disconnectFromHost();
-        return;
-    }
-    if (m_socket->bytesAvailable() > 0)
-        onReadyRead();
-}
-
-void TlsClientSocket::onReadyRead()
-{
-    if (m_closing) {
-        m_socket->skip(m_socket->bytesAvailable()); // lingering: read and discard
-        return;
-    }
-    if (!m_encrypted || m_paused)
-        return; // resuming signals what is still unread
-    if (m_writing) {
-        scheduleNotice();
-        return;
-    }
-    Q_EMIT readable();
-}
-
-void TlsClientSocket::onEncryptedBytesWritten()
-{
-    if (m_closed || m_closing)
-        return;
-    if (m_writing) {
-        m_outputNoticePending = true; // write() decides whether the guard hears of it
-        return;
-    }
-    if (pendingOutput() == 0)
-        Q_EMIT outputDrained();
-    else
-        Q_EMIT outputProgressed();
-}
-
-void TlsClientSocket::onError()
-{
-    if (m_closed)
-        return;
-    if (!m_encrypted) {
-        m_handshakeTimer.stop();
-        Q_EMIT handshakeFailed(m_socket->errorString(), false);
-    }
-    // A peer that closes after its last request is an error here too (RemoteHostClosedError).
-    m_socket->abort();
     finishClose();
 }
 
 void TlsClientSocket::onHandshakeTimeout()
 {
-    if (m_closed || m_encrypted)
+    if (m_fd < 0 || m_encrypted)
         return;
     Q_EMIT handshakeFailed(QStringLiteral("no TLS handshake within the handshake timeout"), true);
-    abort();
+    finishClose();
 }
 
 void TlsClientSocket::scheduleNotice()
@@ -199,19 +275,26 @@ void TlsClientSocket::scheduleNotice()
 void TlsClientSocket::deliverNotice()
 {
     m_noticeScheduled = false;
-    if (std::exchange(m_outputNoticePending, false))
-        onEncryptedBytesWritten();
-    if (!m_closed && !m_closing && m_encrypted && !m_paused && m_socket->bytesAvailable() > 0)
+    if (m_fd >= 0 && !m_closing && m_encrypted && !m_paused)
         Q_EMIT readable();
 }
 
 void TlsClientSocket::finishClose()
 {
-    if (m_closed)
+    if (m_fd < 0)
         return;
-    m_closed = true;
     m_handshakeTimer.stop();
     m_linger.stop();
+    delete m_readNotifier;
+    delete m_writeNotifier;
+    m_readNotifier = m_writeNotifier = nullptr;
+    if (m_ssl) {
+        SSL_free(m_ssl);
+        m_ssl = nullptr;
+    }
+    ::close(m_fd);
+    m_fd = -1;
+    m_output.clear();
     Q_EMIT closed();
 }
 

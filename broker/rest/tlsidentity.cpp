@@ -80,30 +80,23 @@ Result<TlsIdentity> loadTlsIdentity(const TlsOptions &options)
     if (!keyMatches(*chainPem, *keyPem))
         return invalid(QStringLiteral("api.tls.key_file: the key is not the private key of the certificate in cert_file"));
 
-    TlsIdentity identity;
-    QSslConfiguration &configuration = identity.configuration;
-    configuration = QSslConfiguration::defaultConfiguration();
-    configuration.setLocalCertificateChain(chain);
-    configuration.setPrivateKey(*key);
-    configuration.setProtocol(options.minVersion == u"1.3" ? QSsl::TlsV1_3OrLater : QSsl::TlsV1_2OrLater);
-    configuration.setAllowedNextProtocols({QByteArrayLiteral("http/1.1")}); // not h2: QHttpServer 6.4 speaks HTTP/1.1 here
+    QByteArray caPem;
     if (!options.clientCaFile.isEmpty()) {
-        const Result<QByteArray> caPem = readPem(options.clientCaFile, "client_ca_file");
-        if (!caPem)
-            return caPem.error();
-        const QList<QSslCertificate> authorities = QSslCertificate::fromData(*caPem, QSsl::Pem);
-        if (authorities.isEmpty())
+        const Result<QByteArray> read = readPem(options.clientCaFile, "client_ca_file");
+        if (!read)
+            return read.error();
+        if (QSslCertificate::fromData(*read, QSsl::Pem).isEmpty())
             return invalid(QStringLiteral("api.tls.client_ca_file: no PEM certificate in the file"));
-        configuration.setCaCertificates(authorities);
-        configuration.setPeerVerifyMode(QSslSocket::VerifyPeer);
-        identity.clientCertificates = true;
-    } else {
-        configuration.setPeerVerifyMode(QSslSocket::VerifyNone); // no client certificate is asked for
-        // Nothing is verified: without this, every connection's TLS context would take in the
-        // system's ~140 root certificates.
-        configuration.setCaCertificates({});
+        caPem = *read;
     }
+    Result<std::shared_ptr<const TlsServerContext>> context =
+        TlsServerContext::make(*chainPem, *keyPem, caPem, options.minVersion == u"1.3");
+    if (!context)
+        return context.error();
 
+    TlsIdentity identity;
+    identity.context = std::move(*context);
+    identity.clientCertificates = !caPem.isEmpty();
     const QSslCertificate &leaf = chain.first();
     identity.notAfter = leaf.expiryDate().toUTC();
     const QStringList names = leaf.subjectInfo(QSslCertificate::CommonName);

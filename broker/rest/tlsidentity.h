@@ -3,17 +3,19 @@
 
 #include "core/httpoptions.h"
 #include "core/result.h"
+#include "tlsservercontext.h"
 
 #include <QDateTime>
-#include <QSslConfiguration>
+
+#include <memory>
 
 namespace Broker::Rest {
 
-// What the API serves over TLS, read from api.tls's files: the server configuration handed to each
-// new connection, and what health and metrics say about the certificate.
+// What the API serves over TLS, read from api.tls's files: the server context each new connection
+// is made from, and what health and metrics say about the certificate.
 struct TlsIdentity
 {
-    QSslConfiguration configuration;
+    std::shared_ptr<const TlsServerContext> context;
     QDateTime notAfter;          // the certificate's expiry (UTC)
     QString subject;             // its common name, or the first subject alternative name
     QString sha256Fingerprint;   // "AA:BB:…"
