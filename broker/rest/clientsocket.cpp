@@ -15,6 +15,27 @@ namespace Broker::Rest {
 namespace {
 // How long a closing connection may keep sending before it is cut off.
 constexpr int LingerMs = 2000;
+
+InputState stateAfter(ssize_t got)
+{
+    if (got > 0)
+        return InputState::Waiting;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return InputState::None;
+    return InputState::Ended; // 0: the peer closed; < 0: the connection failed
+}
+} // namespace
+
+InputState discardInput(int fd)
+{
+    char sink[16 * 1024];
+    return stateAfter(::recv(fd, sink, sizeof sink, 0));
+}
+
+InputState peekInput(int fd)
+{
+    char probe;
+    return stateAfter(::recv(fd, &probe, 1, MSG_PEEK));
 }
 
 void prepareClientSocket(int fd, QHostAddress &peerAddress, quint16 &peerPort)
@@ -72,19 +93,16 @@ void ClientSocket::onReadable()
     if (m_fd < 0)
         return;
     if (m_closing) { // lingering: read and discard until the peer closes
-        char sink[16 * 1024];
-        const ssize_t got = ::recv(m_fd, sink, sizeof sink, 0);
-        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+        if (discardInput(m_fd) == InputState::Ended)
             finishClose();
         return;
     }
     if (m_paused) {
         // Data waits in the kernel; only a closed connection is of interest now.
-        char probe;
-        const ssize_t got = ::recv(m_fd, &probe, 1, MSG_PEEK);
-        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+        const InputState state = peekInput(m_fd);
+        if (state == InputState::Ended)
             finishClose();
-        else if (got > 0)
+        else if (state == InputState::Waiting)
             m_readNotifier->setEnabled(false); // until reading resumes
         return;
     }

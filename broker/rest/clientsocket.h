@@ -12,6 +12,12 @@ namespace Broker::Rest {
 // Makes an accepted socket non-blocking with Nagle off, and reads whom it is connected to.
 void prepareClientSocket(int fd, QHostAddress &peerAddress, quint16 &peerPort);
 
+enum class InputState { None, Waiting, Ended }; // Ended: the peer closed or the connection failed
+// Reads and drops what has arrived (a closing connection lingers until the peer closes).
+InputState discardInput(int fd);
+// Whether input waits in the kernel, left there (reading is paused).
+InputState peekInput(int fd);
+
 // A client's plain TCP connection, on the bare non-blocking socket: reads go straight into the
 // caller's buffer, writes straight to the kernel, and paused reading leaves unread bytes in the
 // kernel. QTcpSocket would copy every request through ring buffers of 16-32 KiB allocated per

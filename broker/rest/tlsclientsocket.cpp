@@ -9,7 +9,6 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#include <cerrno>
 #include <climits>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -37,6 +36,7 @@ TlsClientSocket::TlsClientSocket(qintptr descriptor, std::shared_ptr<const TlsSe
     m_linger.setSingleShot(true);
     connect(&m_linger, &QTimer::timeout, this, &TlsClientSocket::finishClose);
     if (!m_ssl) {
+        m_readNotifier->setEnabled(false);
         QMetaObject::invokeMethod(this, [this] {
             Q_EMIT handshakeFailed(takeTlsError("OpenSSL cannot make a connection"), false);
             finishClose();
@@ -73,6 +73,7 @@ qint64 TlsClientSocket::readInto(QByteArray &buffer, qint64 maxBytes)
         return 0;
     case SSL_ERROR_WANT_WRITE: // a key update to answer first: on with it once the socket takes it
         m_readWantsWrite = true;
+        m_readNotifier->setEnabled(false); // readInto could not take more until then
         m_writeNotifier->setEnabled(true);
         return 0;
     default: // close_notify, a reset, or a record that does not decrypt
@@ -106,7 +107,8 @@ void TlsClientSocket::flush()
             m_writeNotifier->setEnabled(true);
             return;
         case SSL_ERROR_WANT_READ:
-            m_writeWantsRead = true; // onReadable tries again
+            m_writeWantsRead = true; // onReadable tries again, paused or not
+            m_readNotifier->setEnabled(true);
             return;
         default:
             ERR_clear_error();
@@ -141,6 +143,8 @@ void TlsClientSocket::handshake()
         m_writeNotifier->setEnabled(false);
         if (!m_output.isEmpty() || m_closing)
             flush(); // a refusal written during the handshake, and its close
+        if (m_fd < 0)
+            return;
         // The client's first request may have come with its last handshake message, and been
         // read ahead with it: no notifier will see it.
         if (!m_closing && !m_paused)
@@ -167,31 +171,26 @@ void TlsClientSocket::onReadable()
 {
     if (m_fd < 0)
         return;
-    if (m_halfClosed) { // lingering: read and discard until the peer closes
-        char sink[16 * 1024];
-        const ssize_t got = ::recv(m_fd, sink, sizeof sink, 0);
-        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
-            finishClose();
+    if (!m_encrypted) {
+        handshake(); // a refusal waiting to be sent needs it finished too
         return;
     }
-    if (!m_encrypted) {
-        handshake();
+    if (m_closing) { // the output goes first; meanwhile (and lingering after it) input is dropped
+        if (discardInput(m_fd) == InputState::Ended)
+            finishClose();
         return;
     }
     if (m_writeWantsRead) {
-        flush();
+        flushAndReport();
         if (m_fd < 0)
             return;
     }
-    if (m_closing)
-        return; // the output goes first; then the linger above
     if (m_paused) {
         // Data waits in the kernel; only a closed connection is of interest now.
-        char probe;
-        const ssize_t got = ::recv(m_fd, &probe, 1, MSG_PEEK);
-        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+        const InputState state = peekInput(m_fd);
+        if (state == InputState::Ended)
             finishClose();
-        else if (got > 0)
+        else if (state == InputState::Waiting && !m_writeWantsRead)
             m_readNotifier->setEnabled(false); // until reading resumes
         return;
     }
@@ -208,10 +207,16 @@ void TlsClientSocket::onWritable()
     }
     if (m_readWantsWrite) {
         m_readWantsWrite = false;
+        m_readNotifier->setEnabled(true);
         if (m_output.isEmpty())
             m_writeNotifier->setEnabled(false);
-        scheduleNotice(); // SSL_read can go on
+        scheduleNotice(); // SSL_read can go on (and sends what it had to)
     }
+    flushAndReport();
+}
+
+void TlsClientSocket::flushAndReport()
+{
     const qsizetype before = m_output.size();
     flush();
     if (m_fd < 0 || m_closing || before == 0)
@@ -243,6 +248,10 @@ void TlsClientSocket::closeGracefully()
 {
     if (m_fd < 0 || m_closing)
         return;
+    if (!m_encrypted && m_output.isEmpty()) {
+        finishClose(); // nothing to send, no session to end
+        return;
+    }
     m_closing = true;
     m_linger.start(LingerMs);
     // Pending output first, then close_notify and a half-close. During the handshake what was

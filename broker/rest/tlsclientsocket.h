@@ -53,6 +53,8 @@ private:
     void onWritable();
     void handshake();
     void flush();
+    // flush(), then outputDrained() or outputProgressed() for output that had waited.
+    void flushAndReport();
     void sendCloseNotify();
     void onHandshakeTimeout();
     void finishClose();

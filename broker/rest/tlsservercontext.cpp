@@ -83,6 +83,13 @@ int selectAlpn(SSL *, const unsigned char **out, unsigned char *outLength, const
     return SSL_TLSEXT_ERR_OK;
 }
 
+// Whether the last PEM read failed only because the text ended (no further "-----BEGIN").
+bool endOfPem()
+{
+    const unsigned long error = ERR_peek_last_error();
+    return error == 0 || ERR_GET_REASON(error) == PEM_R_NO_START_LINE;
+}
+
 } // namespace
 
 QString takeTlsError(const char *fallback)
@@ -122,7 +129,10 @@ Result<std::shared_ptr<const TlsServerContext>> TlsServerContext::make(const QBy
             return refused(QStringLiteral("api.tls.cert_file: OpenSSL refused a chain certificate (%1)").arg(takeTlsError("unknown")));
         }
     }
-    ERR_clear_error(); // the end of the chain reads as "no start line"
+    // The end of the chain reads as "no start line"; anything else is a damaged certificate.
+    if (!endOfPem())
+        return refused(QStringLiteral("api.tls.cert_file: OpenSSL refused a chain certificate (%1)").arg(takeTlsError("unknown")));
+    ERR_clear_error();
 
     BioPointer keyBio = memoryBio(keyPem);
     std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr),
@@ -141,6 +151,8 @@ Result<std::shared_ptr<const TlsServerContext>> TlsServerContext::make(const QBy
                 return refused(QStringLiteral("api.tls.client_ca_file: OpenSSL refused a certificate (%1)").arg(takeTlsError("unknown")));
             ++count;
         }
+        if (count > 0 && !endOfPem())
+            return refused(QStringLiteral("api.tls.client_ca_file: OpenSSL refused a certificate (%1)").arg(takeTlsError("unknown")));
         ERR_clear_error();
         if (count == 0)
             return refused(QStringLiteral("api.tls.client_ca_file: no PEM certificate in the file"));
