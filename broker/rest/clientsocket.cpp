@@ -80,11 +80,12 @@ qint64 ClientSocket::readInto(QByteArray &buffer, qint64 maxBytes)
     buffer.resize(before + qsizetype(maxBytes));
     const ssize_t got = ::recv(m_fd, buffer.data() + before, size_t(maxBytes), 0);
     buffer.resize(before + qsizetype(qMax<ssize_t>(got, 0)));
-    if (got > 0)
-        return got;
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-        return 0;
-    finishClose(); // 0: the peer closed; < 0: the connection failed
+    switch (stateAfter(got)) {
+    case InputState::Waiting: return got;
+    case InputState::None: return 0;
+    case InputState::Ended: break;
+    }
+    finishClose();
     return -1;
 }
 

@@ -4,6 +4,7 @@
 #include "core/result.h"
 
 #include <QByteArray>
+#include <QString>
 
 #include <memory>
 
