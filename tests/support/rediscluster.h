@@ -56,8 +56,8 @@ public:
         return waitHealthy();
     }
 
-    // Until every running node says cluster_state:ok and knows the same primaries, and every
-    // replica is in sync with its primary (so that it can take over).
+    // Until every running node says cluster_state:ok, knows the same primaries and each of them
+    // with slots, and every replica is in sync with its primary (so that it can take over).
     bool waitHealthy(int timeoutMs = 20'000)
     {
         QElapsedTimer timer;
@@ -158,8 +158,12 @@ private:
             QList<QByteArray> primaries;
             for (const QByteArray &line : server->cli({QStringLiteral("CLUSTER"), QStringLiteral("NODES")}).split('\n')) {
                 const QList<QByteArray> f = line.trimmed().split(' ');
-                if (f.size() >= 9 && f[2].contains("master") && !f[2].contains("fail"))
-                    primaries << f[1] + ' ' + f.mid(8).join(' ');
+                if (f.size() < 8 || !f[2].contains("master") || f[2].contains("fail"))
+                    continue;
+                // A primary without slots is a replica this node has not yet heard of as one.
+                if (f.size() == 8)
+                    return false;
+                primaries << f[1] + ' ' + f.mid(8).join(' ');
             }
             std::sort(primaries.begin(), primaries.end());
             const QByteArray view = primaries.join('\n');
