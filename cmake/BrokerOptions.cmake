@@ -28,6 +28,13 @@ function(broker_set_warnings target)
     endif()
 endfunction()
 
+# Test programs compile at -Og in optimized builds: what they test is the rooms' code, compiled
+# as the build says; their own code (data tables, lambdas, QTest's templates) compiles about a
+# third faster than at -O2 and runs no slower that a test would notice. Benchmarks keep -O2.
+function(broker_set_test_optimization target)
+    target_compile_options(${target} PRIVATE $<$<CONFIG:Release,RelWithDebInfo,MinSizeRel>:-Og>)
+endfunction()
+
 if(BROKER_SANITIZE)
     add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
     add_link_options(-fsanitize=address,undefined)

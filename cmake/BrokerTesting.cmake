@@ -33,6 +33,7 @@ function(broker_add_test name)
         BROKER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
         BROKER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
     broker_set_warnings(${name})
+    broker_set_test_optimization(${name})
     if(ARG_LIBRARIES MATCHES "Broker::ui|Qt6::Widgets")
         broker_precompile(${name} widgets_test)
     else()

@@ -3,6 +3,7 @@
 # Installs what building and testing BrokerDesk needs on Debian 12 (bookworm). Safe to run again.
 set -eu
 
+# ninja-build: the test script's builds (tools/run-tests.sh); make builds as well.
 # fonts-dejavu-core: readable text when the UI tests and --screenshots render offscreen.
 # redis-server: the Redis store's tests start their own servers on free loopback ports.
 # lintian, desktop-file-utils, appstream: the packaging checks (tests/packaging).
@@ -10,7 +11,7 @@ set -eu
 # certificates with it (tests/support/tlscertificates.h).
 # qtkeychain-qt6-dev: the desktop keeps remote brokers' API keys in the keyring; dbus, gnome-keyring:
 # its test runs a Secret Service of its own (tests/ui/with-keyring.sh).
-PACKAGES="cmake g++ make pkg-config ca-certificates
+PACKAGES="cmake g++ make ninja-build pkg-config ca-certificates
 qt6-base-dev qt6-base-dev-tools libyaml-cpp-dev
 qt6-httpserver-dev qt6-websockets-dev libreadline-dev qtkeychain-qt6-dev
 fonts-dejavu-core
