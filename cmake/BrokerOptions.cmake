@@ -16,6 +16,10 @@ option(BROKER_WERROR "Treat compiler warnings as errors (CI turns this on)" OFF)
 option(BROKER_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 option(BROKER_BUILD_UI "Build the desktop app (brokerdesk) and its widgets; OFF: brokerd and brokerctl need no Qt Widgets" ON)
 option(BROKER_BUILD_BENCHMARKS "Build the benchmark programs under bench/" ON)
+# Each room's files compiled a few at a time as one unit: our headers (not in the precompiled
+# set) are parsed once per batch instead of once per file. For builds from scratch (the test
+# script turns it on); an edit recompiles its whole batch, so it is off for day-to-day work.
+option(BROKER_UNITY_BUILD "Compile the rooms' sources in batches (faster builds from scratch)" OFF)
 include(GNUInstallDirs)
 include(CTest) # provides BUILD_TESTING (ON by default)
 

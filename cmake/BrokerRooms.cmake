@@ -30,6 +30,8 @@ function(broker_add_room room)
         broker_precompile(${target} library)
     endif()
 
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ${BROKER_UNITY_BUILD} UNITY_BUILD_BATCH_SIZE 8)
+
     broker_register_room(${room} ${target} "${ARG_DIR}")
 endfunction()
 

@@ -8,7 +8,7 @@
 # desktop's files are compiled the second time.
 # Both builds carry line tables only (-g1; DEBUG_INFO=-g for full debug information): sanitizer
 # reports and backtraces keep their file:line, and files compile about a third faster than with -g.
-# BUILD_DIR (default build-tests) and JOBS (default 2) may be set from outside. With npm present, the
+# BUILD_DIR (default build-tests), JOBS (default 2) and UNITY (default ON) may be set from outside. With npm present, the
 # pinned Redocly CLI that lints the OpenAPI document (test openapi_lint) is installed first.
 set -eu
 cd "$(dirname "$0")/.."
@@ -29,9 +29,14 @@ generator_for() { # BUILD_DIR
     fi
 }
 
+# The rooms compiled eight files to a unit (BROKER_UNITY_BUILD): their compile took 387 s of CPU
+# instead of 836 s in the release tree, 346 s instead of 626 s in the sanitized one. UNITY=OFF
+# compiles file by file, as day-to-day builds do.
+unity=${UNITY:-ON}
+
 # Headless: without the desktop app nothing asks for Qt Widgets.
 cmake $(generator_for "$build_dir") -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBROKER_WERROR=ON -DBROKER_BUILD_UI=OFF \
-    -DCMAKE_EXE_LINKER_FLAGS="$link_flags" \
+    -DBROKER_UNITY_BUILD="$unity" -DCMAKE_EXE_LINKER_FLAGS="$link_flags" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 $debug_info -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 $debug_info -DNDEBUG"
 cmake --build "$build_dir" -j"$jobs" --target brokerd brokerctl tst_brokerd tst_brokerctl tst_layering
 ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" \
@@ -57,7 +62,7 @@ ctest --test-dir "$build_dir" --output-on-failure -j"$jobs"
 if [ "${SANITIZE:-1}" != 0 ]; then
     cmake $(generator_for "$build_dir-asan") -S . -B "$build_dir-asan" -DCMAKE_BUILD_TYPE=Debug -DBROKER_WERROR=ON -DBROKER_SANITIZE=ON \
         -DBROKER_BUILD_UI=OFF -DBROKER_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_FLAGS_DEBUG="$debug_info" -DCMAKE_C_FLAGS_DEBUG="$debug_info" \
-        -DCMAKE_EXE_LINKER_FLAGS="$link_flags"
+        -DBROKER_UNITY_BUILD="$unity" -DCMAKE_EXE_LINKER_FLAGS="$link_flags"
     cmake --build "$build_dir-asan" -j"$jobs"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         LSAN_OPTIONS="suppressions=$(pwd)/tools/lsan-suppressions.txt:print_suppressions=0" \
