@@ -97,8 +97,8 @@ std::unique_ptr<ClusterRouter> TestClusterRouter::makeRouter(ClusterOptions clus
         cluster.seeds = {NodeAddress{QStringLiteral("127.0.0.1"), m_cluster.node(0).port()}};
     auto router = std::make_unique<ClusterRouter>(connection, pool, cluster);
     router->start();
-    // Every slot's primary answering and every pool full: a count of ready connections alone can be
-    // met while the seed's pool still stands beside an empty pool to the same primary.
+    // Every slot's primary answering and every pool full: the count of ready connections covers
+    // every pool (a seed's too), so it alone can be met while a primary's pool is still empty.
     const auto ready = [&] {
         return router->refreshes() > 0 && router->allSlotsServed() && router->readyCount() == router->size();
     };
