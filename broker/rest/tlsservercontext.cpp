@@ -10,6 +10,7 @@
 #include <openssl/x509.h>
 
 #include <cerrno>
+#include <functional>
 #include <sys/socket.h>
 
 namespace Broker::Rest {
@@ -83,11 +84,22 @@ int selectAlpn(SSL *, const unsigned char **out, unsigned char *outLength, const
     return SSL_TLSEXT_ERR_OK;
 }
 
-// Whether the last PEM read failed only because the text ended (no further "-----BEGIN").
-bool endOfPem()
+// Reads the PEM certificates that follow in `bio`, handing each to `keep` (which owns it from
+// then on and says whether it was taken). False when one was not taken or one is damaged: the
+// end of the text reads as "no start line", any other error is damage (left for takeTlsError).
+bool readCertificates(BIO *bio, int &count, const std::function<bool(X509 *)> &keep)
 {
+    count = 0;
+    while (X509 *certificate = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+        if (!keep(certificate))
+            return false;
+        ++count;
+    }
     const unsigned long error = ERR_peek_last_error();
-    return error == 0 || ERR_GET_REASON(error) == PEM_R_NO_START_LINE;
+    if (error != 0 && ERR_GET_REASON(error) != PEM_R_NO_START_LINE)
+        return false;
+    ERR_clear_error();
+    return true;
 }
 
 } // namespace
@@ -123,16 +135,15 @@ Result<std::shared_ptr<const TlsServerContext>> TlsServerContext::make(const QBy
     std::unique_ptr<X509, decltype(&X509_free)> leaf(PEM_read_bio_X509(chain.get(), nullptr, nullptr, nullptr), &X509_free);
     if (!leaf || SSL_CTX_use_certificate(context, leaf.get()) != 1)
         return refused(QStringLiteral("api.tls.cert_file: OpenSSL refused the certificate (%1)").arg(takeTlsError("unknown")));
-    while (X509 *intermediate = PEM_read_bio_X509(chain.get(), nullptr, nullptr, nullptr)) {
-        if (SSL_CTX_add0_chain_cert(context, intermediate) != 1) {
-            X509_free(intermediate);
-            return refused(QStringLiteral("api.tls.cert_file: OpenSSL refused a chain certificate (%1)").arg(takeTlsError("unknown")));
-        }
-    }
-    // The end of the chain reads as "no start line"; anything else is a damaged certificate.
-    if (!endOfPem())
+    int intermediates = 0;
+    const bool chainRead = readCertificates(chain.get(), intermediates, [context](X509 *intermediate) {
+        if (SSL_CTX_add0_chain_cert(context, intermediate) == 1)
+            return true; // the context owns it now
+        X509_free(intermediate);
+        return false;
+    });
+    if (!chainRead)
         return refused(QStringLiteral("api.tls.cert_file: OpenSSL refused a chain certificate (%1)").arg(takeTlsError("unknown")));
-    ERR_clear_error();
 
     BioPointer keyBio = memoryBio(keyPem);
     std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr),
@@ -144,16 +155,13 @@ Result<std::shared_ptr<const TlsServerContext>> TlsServerContext::make(const QBy
         X509_STORE *store = SSL_CTX_get_cert_store(context);
         BioPointer authorities = memoryBio(clientCaPem);
         int count = 0;
-        while (X509 *authority = PEM_read_bio_X509(authorities.get(), nullptr, nullptr, nullptr)) {
+        const bool authoritiesRead = readCertificates(authorities.get(), count, [store, context](X509 *authority) {
             const bool kept = X509_STORE_add_cert(store, authority) == 1 && SSL_CTX_add_client_CA(context, authority) == 1;
-            X509_free(authority);
-            if (!kept)
-                return refused(QStringLiteral("api.tls.client_ca_file: OpenSSL refused a certificate (%1)").arg(takeTlsError("unknown")));
-            ++count;
-        }
-        if (count > 0 && !endOfPem())
+            X509_free(authority); // both take references of their own
+            return kept;
+        });
+        if (!authoritiesRead)
             return refused(QStringLiteral("api.tls.client_ca_file: OpenSSL refused a certificate (%1)").arg(takeTlsError("unknown")));
-        ERR_clear_error();
         if (count == 0)
             return refused(QStringLiteral("api.tls.client_ca_file: no PEM certificate in the file"));
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);

@@ -350,7 +350,7 @@ void TestTlsGuard::loaderNamesWhatIsWrong_data()
     QTest::addRow("certificate-as-key") << cert << cert << QString() << "api.tls.key_file: no unencrypted PEM private key";
     QTest::addRow("another-certificates-key") << cert << m_certificates.clientKeyFile() << QString() << "not the private key";
     QTest::addRow("client-ca-not-pem") << cert << key << key << "api.tls.client_ca_file: no PEM certificate";
-    // A chain whose second certificate is damaged is refused, not served cut short.
+    // A chain (or a client CA file) whose second certificate is damaged is refused, not used cut short.
     QFile leaf(cert);
     QFile damaged(m_certificates.path("damaged-chain.crt"));
     if (leaf.open(QIODevice::ReadOnly) && damaged.open(QIODevice::WriteOnly)) {
@@ -358,6 +358,8 @@ void TestTlsGuard::loaderNamesWhatIsWrong_data()
         damaged.write(pem + "-----BEGIN CERTIFICATE-----\nAAAAnotbase64!!\n-----END CERTIFICATE-----\n");
     }
     QTest::addRow("damaged-chain") << damaged.fileName() << key << QString() << "api.tls.cert_file: OpenSSL refused a chain certificate";
+    QTest::addRow("damaged-client-ca") << cert << key << damaged.fileName()
+                                       << "api.tls.client_ca_file: OpenSSL refused a certificate";
 }
 
 void TestTlsGuard::loaderNamesWhatIsWrong()
