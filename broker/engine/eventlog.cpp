@@ -6,40 +6,34 @@
 namespace Broker {
 
 EventLog::EventLog(int perQueueCapacity, int recentCapacity)
-    : m_perQueueCapacity(qMax(0, perQueueCapacity)), m_recentCapacity(qMax(0, recentCapacity))
+    : m_perQueueCapacity(qMax(0, perQueueCapacity)), m_recentCapacity(qMax(0, recentCapacity)),
+      m_recent(std::size_t(m_recentCapacity))
 {
 }
 
-void EventLog::append(MessageEvent event)
+void EventLog::append(const MessageEvent &event)
 {
-    event.number = ++m_lastNumber;
+    ++m_lastNumber;
     if (m_perQueueCapacity > 0) {
         // A batch records its messages' events one after the other for one queue: the ring of
         // the last queue is kept at hand (map nodes do not move; forgetQueue() drops it).
         if (!m_lastRing || m_lastQueue != event.queue) {
-            m_lastRing = &m_byQueue[event.queue];
+            m_lastRing = &m_byQueue.try_emplace(event.queue, std::size_t(m_perQueueCapacity)).first->second;
             m_lastQueue = event.queue;
         }
-        std::deque<MessageEvent> &ring = *m_lastRing;
-        if (int(ring.size()) >= m_perQueueCapacity)
-            ring.pop_front();
-        ring.push_back(event);
+        m_lastRing->push(event, m_lastNumber);
     }
-    if (m_recentCapacity > 0) {
-        if (int(m_recent.size()) >= m_recentCapacity)
-            m_recent.pop_front();
-        m_recent.push_back(std::move(event));
-    }
+    m_recent.push(event, m_lastNumber);
 }
 
 QList<MessageEvent> EventLog::lifecycle(quint64 sequence) const
 {
     QList<MessageEvent> events;
     for (const auto &[queue, ring] : m_byQueue) {
-        for (const MessageEvent &event : ring) {
+        ring.forEachFrom(0, [&](const MessageEvent &event) {
             if (event.sequence == sequence && event.kind != MessageEventKind::Purged)
                 events.append(event);
-        }
+        });
     }
     std::sort(events.begin(), events.end(),
               [](const MessageEvent &a, const MessageEvent &b) { return a.number < b.number; });
@@ -52,10 +46,10 @@ QList<MessageEvent> EventLog::queueEvents(const QString &queue, int limit) const
     const auto it = m_byQueue.find(queue);
     if (it == m_byQueue.end())
         return events;
-    const std::deque<MessageEvent> &ring = it->second;
+    const EventRing &ring = it->second;
     const std::size_t skip = ring.size() > std::size_t(qMax(0, limit)) ? ring.size() - std::size_t(limit) : 0;
-    for (auto e = ring.begin() + qsizetype(skip); e != ring.end(); ++e)
-        events.append(*e);
+    events.reserve(qsizetype(ring.size() - skip));
+    ring.forEachFrom(skip, [&](const MessageEvent &event) { events.append(event); });
     return events;
 }
 
@@ -69,8 +63,8 @@ QList<MessageEvent> EventLog::since(quint64 number, int limit) const
     quint64 from = std::max(number + 1, firstKept);
     if (m_lastNumber - from + 1 > quint64(limit))
         from = m_lastNumber - quint64(limit) + 1;
-    for (auto it = m_recent.begin() + qsizetype(from - firstKept); it != m_recent.end(); ++it)
-        events.append(*it);
+    events.reserve(qsizetype(m_lastNumber - from + 1));
+    m_recent.forEachFrom(std::size_t(from - firstKept), [&](const MessageEvent &event) { events.append(event); });
     return events;
 }
 
@@ -83,8 +77,9 @@ QList<MessageEvent> EventLog::after(quint64 number, int limit) const
     const quint64 from = std::max(number + 1, firstKept);
     const quint64 count = std::min<quint64>(m_lastNumber - from + 1, quint64(limit));
     events.reserve(qsizetype(count));
-    const auto begin = m_recent.begin() + qsizetype(from - firstKept);
-    events.append(QList<MessageEvent>(begin, begin + qsizetype(count)));
+    const std::size_t first = std::size_t(from - firstKept);
+    for (std::size_t i = first; i < first + std::size_t(count); ++i)
+        events.append(m_recent.at(i));
     return events;
 }
 

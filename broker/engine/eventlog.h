@@ -2,11 +2,11 @@
 #pragma once
 
 #include "core/messageevent.h"
+#include "eventring.h"
 
 #include <QList>
 #include <QString>
 
-#include <deque>
 #include <unordered_map>
 
 namespace Broker {
@@ -20,7 +20,7 @@ public:
     EventLog(int perQueueCapacity, int recentCapacity);
 
     // Numbers the event (1, 2, ...) and keeps it.
-    void append(MessageEvent event);
+    void append(const MessageEvent &event);
     // Every kept event of the message with this sequence number, over all queues, oldest first.
     QList<MessageEvent> lifecycle(quint64 sequence) const;
     // The newest `limit` events of one queue, oldest first.
@@ -39,10 +39,10 @@ private:
     int m_perQueueCapacity;
     int m_recentCapacity;
     quint64 m_lastNumber = 0;
-    std::unordered_map<QString, std::deque<MessageEvent>> m_byQueue;
+    std::unordered_map<QString, EventRing> m_byQueue;
     QString m_lastQueue;                            // the queue append() last recorded for
-    std::deque<MessageEvent> *m_lastRing = nullptr; // its ring in m_byQueue
-    std::deque<MessageEvent> m_recent;
+    EventRing *m_lastRing = nullptr; // its ring in m_byQueue
+    EventRing m_recent;
 };
 
 } // namespace Broker

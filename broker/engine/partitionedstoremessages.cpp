@@ -445,13 +445,11 @@ void PartitionedStore::messageEvent(const MessageEvent &event)
 {
     if (!m_listener)
         return;
-    const Partitioning::StoreQueueName name = Partitioning::split(event.queue);
-    const Partitioning::StoreQueueName detail = Partitioning::split(event.detail);
-    if (name.partition == 0 && detail.partition == 0)
+    if (!Partitioning::isPartition(event.queue) && !Partitioning::isPartition(event.detail))
         return m_listener->messageEvent(event);
     MessageEvent logical = event;
-    logical.queue = name.queue;
-    logical.detail = detail.queue; // a dead-letter queue or a move's target that is a partition
+    logical.queue = Partitioning::split(event.queue).queue;
+    logical.detail = Partitioning::split(event.detail).queue; // a dead-letter queue or a move's target that is a partition
     m_listener->messageEvent(logical);
 }
 

@@ -11,6 +11,10 @@ constexpr QChar ReceiptSeparator = u'.';
 // no leading zero); -1 otherwise.
 qsizetype suffixStart(QStringView text, QChar separator)
 {
+    // Most names have no suffix at all: a name that does not end in a digit is answered without
+    // searching it (every queue's events and wake-ups pass through here).
+    if (text.isEmpty() || text.back().unicode() < u'0' || text.back().unicode() > u'9')
+        return -1;
     const qsizetype at = text.lastIndexOf(separator);
     if (at < 1 || at + 1 >= text.size() || text[at + 1] == u'0')
         return -1;
@@ -43,6 +47,11 @@ StoreQueueName split(const QString &storeQueue)
     if (at < 0)
         return {storeQueue, 0};
     return {storeQueue.left(at), QStringView(storeQueue).mid(at + 1).toInt()};
+}
+
+bool isPartition(QStringView storeQueue)
+{
+    return suffixStart(storeQueue, Separator) >= 0;
 }
 
 int partitionOf(QStringView key, int partitions)

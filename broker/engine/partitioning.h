@@ -21,6 +21,8 @@ struct StoreQueueName
 };
 // The logical queue and partition of a store queue's name; a name without "~i" is partition 0.
 StoreQueueName split(const QString &storeQueue);
+// Whether `storeQueue` names a partition i > 0 ("Q~i"): what split() would find, without a copy.
+bool isPartition(QStringView storeQueue);
 
 // The partition of `key` among `partitions`: jump consistent hashing (Lamping and Veach) over a
 // 64-bit FNV-1a hash of the key's UTF-8 bytes, the same in every broker and every run. When the

@@ -109,33 +109,39 @@ qsizetype RequestFramer::findHeadEnd(const QByteArray &buffer)
     // Every line of a head ends in CRLF (RFC 9112, 2.2). A bare LF or CR is refused rather than
     // guessed at: a proxy in front that reads it differently would see other requests than we do.
     // Empty lines before the request line are skipped (ibid.); the scan resumes where it stopped.
-    for (qsizetype i = m_scanFrom; i < buffer.size(); ++i) {
-        const char c = buffer[i];
-        if (c == '\r') {
-            if (i + 1 >= buffer.size()) {
-                m_scanFrom = i; // look at it again once the next byte is there
-                return -1;
-            }
-            if (buffer[i + 1] != '\n') {
+    // It goes a line at a time with memchr: the next LF, then any CR before the one ending it.
+    const char *data = buffer.constData();
+    const qsizetype size = buffer.size();
+    qsizetype i = m_scanFrom;
+    while (i < size) {
+        const auto *lf = static_cast<const char *>(std::memchr(data + i, '\n', std::size_t(size - i)));
+        const qsizetype crEnd = lf ? lf - data - 1 : size; // a CR right before the LF is the line's end
+        if (crEnd > i) {
+            if (const auto *cr = static_cast<const char *>(std::memchr(data + i, '\r', std::size_t(crEnd - i)))) {
+                if (!lf && cr - data == size - 1) {
+                    m_scanFrom = size - 1; // look at it again once the next byte is there
+                    return -1;
+                }
                 fail(400, "Bare CR in the request head");
                 return -1;
             }
-            continue;
         }
-        if (c != '\n')
-            continue;
-        if (i == 0 || buffer[i - 1] != '\r') {
+        if (!lf)
+            break;
+        const qsizetype n = lf - data;
+        if (n == 0 || data[n - 1] != '\r') {
             fail(400, "Bare LF in the request head");
             return -1;
         }
-        if (i + 1 == m_headStart + 2) { // an empty line before the request line
-            m_headStart = i + 1;
+        i = n + 1;
+        if (n + 1 == m_headStart + 2) { // an empty line before the request line
+            m_headStart = n + 1;
             continue;
         }
-        if (i >= m_headStart + 3 && buffer[i - 2] == '\n')
-            return i + 1;
+        if (n >= m_headStart + 3 && data[n - 2] == '\n')
+            return n + 1;
     }
-    m_scanFrom = buffer.size();
+    m_scanFrom = size;
     return -1;
 }
 

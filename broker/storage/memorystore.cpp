@@ -369,7 +369,8 @@ void MemoryStore::recordEvent(MessageEventKind kind, const MemoryQueue &queue, c
     if (!m_listener)
         return;
     MessageEvent event;
-    event.timeMs = nowMs();
+    // A publish happens at the message's own timestamp (taken once for a whole batch).
+    event.timeMs = kind == MessageEventKind::Published ? message.timestampUs / 1000 : nowMs();
     event.kind = kind;
     event.deliveryCount = int(message.deliveryCount);
     event.sequence = message.sequence;

@@ -30,6 +30,9 @@ void TestRequestFramer::frames_data()
     QTest::addRow("bare-lf-field") << QByteArray("GET / HTTP/1.1\r\nHost: x\nA: b\r\n\r\n") << 400 << qsizetype(0);
     QTest::addRow("bare-lf-end") << QByteArray("GET / HTTP/1.1\r\nHost: x\r\n\n") << 400 << qsizetype(0);
     QTest::addRow("bare-cr") << QByteArray("GET / HTTP/1.1\rHost: x\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("cr-cr-lf") << QByteArray("GET / HTTP/1.1\r\r\nHost: x\r\n\r\n") << 400 << qsizetype(0);
+    QTest::addRow("bare-cr-unfinished-line") << QByteArray("GET / HTTP/1.1\r\nHost: x\ry") << 400 << qsizetype(0);
+    QTest::addRow("cr-last-byte") << QByteArray("GET / HTTP/1.1\r\nHost: x\r") << 0 << qsizetype(0);
     QTest::addRow("leading-empty-lines") << QByteArray("\r\n\r\nGET / HTTP/1.1\r\n\r\n") << 200 << qsizetype(22);
     QTest::addRow("partial-head") << QByteArray("GET /health HTTP/1.1\r\nHo") << 0 << qsizetype(0);
     QTest::addRow("body") << QByteArray("POST /q HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcEXTRA") << 200 << qsizetype(42);
