@@ -19,11 +19,12 @@ ensure_built() {
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # start_brokerd [DIR] starts $build_dir/app/brokerd on a free loopback port with DIR/broker.yaml
 # (DIR defaults to $work) and $work/users.yaml, logging to DIR/brokerd.log, and sets `pid` and
-# `url` once it listens (exits with its log when it dies first).
+# `url` once it listens (exits with its log when it dies first). BROKERD_ENV: VAR=value words
+# for its environment.
 start_brokerd() {
     dir=${1:-$work}
     : > "$dir/brokerd.log"
-    "$build_dir/app/brokerd" --config "$dir/broker.yaml" --users "$work/users.yaml" --port 0 \
+    env ${BROKERD_ENV:-} "$build_dir/app/brokerd" --config "$dir/broker.yaml" --users "$work/users.yaml" --port 0 \
         2>"$dir/brokerd.log" >/dev/null &
     pid=$!
     port=

@@ -6,7 +6,8 @@
 # trips, batch publish of 100 messages, server memory, time to ready, and GET /queues with
 # 10,000 queues. When webdis and redis-server are installed (Debian: webdis), the same wrk runs
 # webdis (one thread, its own redis-server) in the same script: LPUSH and RPOP of a 200-byte
-# value, the peers of publish and consume. Prints a table, the ratios within this run, and
+# value, the peers of publish and consume. Publish and batch run once more on a brokerd started as
+# the systemd unit starts it (glibc's heap on huge pages). Prints a table, the ratios within this run, and
 # writes JSON (bench/results/http.json by default).
 # The round trip is driven by bench/roundtrip_client (wrk's Lua cannot keep state per connection);
 # its req/s column counts round trips (three requests each).
@@ -115,6 +116,22 @@ if command -v webdis >/dev/null 2>&1 && command -v redis-server >/dev/null 2>&1;
     run webdis_rpop "" 1 /RPOP/bench "http://127.0.0.1:$wport"
 fi
 
+# brokerd as the systemd unit and the container image start it: glibc's heap on transparent huge
+# pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1; it matters where the kernel's THP mode is
+# `madvise`). Publish and batch again, on a second brokerd, in this run.
+thp_mode=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || true)
+main_pid=$pid main_url=$url main_port=$port
+mkdir -p "$work/hugetlb"
+cp "$work/broker.yaml" "$work/hugetlb/"
+BROKERD_ENV=GLIBC_TUNABLES=glibc.malloc.hugetlb=1 start_brokerd "$work/hugetlb"
+peer_pids="$peer_pids $pid"
+until curl -sf "$url/health/live" >/dev/null; do :; done
+api POST /queues '{"name":"bench"}'
+run publish_hugetlb publish.lua 1 / "$url"
+run batch_hugetlb batch.lua 100 / "$url"
+kill "$pid"; wait "$pid" 2>/dev/null || true
+pid=$main_pid url=$main_url port=$main_port
+
 # A 500 MiB upload, with Content-Length and chunked: refused, without the server growing by
 # more than a fraction of the body limit.
 before_upload=$(rss_kb "$pid")
@@ -151,6 +168,8 @@ printf '\npublish / health_live baseline: %s\n' "$(ratio publish health_live)"
 printf 'publish / webdis LPUSH:         %s\n' "$(ratio publish webdis_lpush)"
 printf 'consume / webdis RPOP:          %s\n' "$(ratio consume webdis_rpop)"
 printf 'batch of 100:                   %s messages/s\n' "$(awk '$1 == "batch_publish" { print $3 }' "$results")"
+printf 'with glibc.malloc.hugetlb=1 (THP mode %s): publish %s req/s, batch %s messages/s\n' "${thp_mode:-unknown}" \
+    "$(awk '$1 == "publish_hugetlb" { print $2 }' "$results")" "$(awk '$1 == "batch_hugetlb" { print $3 }' "$results")"
 printf 'ready to serve after start:     %s ms\n' "$ready_ms"
 printf 'RSS idle / after runs / 10k queues: %s / %s / %s MB\n' \
     "$(awk -v k="$idle_rss" 'BEGIN { printf "%.1f", k / 1024 }')" \
