@@ -8,6 +8,9 @@
 # bench/request_loop.py). On the cluster the Redis figure is the sum over the three nodes
 # (their cluster bus included).
 #   COUNT (default 1000)  WARMUP (default 100)  BUILD_DIR (default build)
+#   SETUPS (default "one_server cluster"): which setups run
+#   PROFILE_DIR: where the measured requests' callgrind profiles are kept, for callgrind_annotate
+#   (callgrind.<setup>.<scenario>.<brokerd|redis>.<pid>)
 set -eu
 cd "$(dirname "$0")/.."
 . bench/brokerd.sh
@@ -61,6 +64,13 @@ measure() {
     for p in $bpid $rpids; do rm -f "$work"/callgrind.out."$p".*; callgrind_control -z "$p" >/dev/null; done
     $client "$bport" "$scenario" "$count" "$key"
     for p in $bpid $rpids; do callgrind_control -d "$p" >/dev/null; done
+    if [ -n "${PROFILE_DIR:-}" ]; then
+        mkdir -p "$PROFILE_DIR"
+        for f in "$work"/callgrind.out."$bpid".*; do cp "$f" "$PROFILE_DIR/callgrind.$setup.$scenario.brokerd.$bpid"; done
+        for p in $rpids; do
+            for f in "$work"/callgrind.out."$p".*; do cp "$f" "$PROFILE_DIR/callgrind.$setup.$scenario.redis.$p"; done
+        done
+    fi
     redis_ir=0
     for p in $rpids; do redis_ir=$((redis_ir + $(dumped_ir "$p"))); done
     echo "$setup $scenario $(dumped_ir "$bpid") $redis_ir $((count * per))" >> "$results"
@@ -73,7 +83,8 @@ run_setup() { # SETUP STORAGE_YAML REDIS_PIDS
         --port "$bport"
     bpid=$started
     tries=0
-    until curl -s -o /dev/null "http://127.0.0.1:$bport/health/live"; do
+    # Ready, not only live: the store's connections are up (under callgrind that takes a while).
+    until curl -sf -o /dev/null "http://127.0.0.1:$bport/health/ready"; do
         kill -0 "$bpid" 2>/dev/null || { cat "$work/brokerd-$1.log"; exit 1; }
         tries=$((tries + 1)); [ "$tries" -lt 600 ] || { echo "brokerd never answered"; exit 1; }
         sleep 0.1
@@ -87,25 +98,32 @@ run_setup() { # SETUP STORAGE_YAML REDIS_PIDS
     kill "$bpid"; wait "$bpid" 2>/dev/null || true
 }
 
-single_port=$(free_port)
-start_redis "$single_port"
-run_setup one_server "{port: $single_port, pool_size: 1, spool: false}" "$redis_pid"
+setups=${SETUPS:-one_server cluster}
+case " $setups " in *" one_server "*)
+    single_port=$(free_port)
+    start_redis "$single_port"
+    run_setup one_server "{port: $single_port, pool_size: 1, spool: false}" "$redis_pid"
+    ;;
+esac
 
-nodes="" node_pids=""
-for i in 1 2 3; do
-    port=$(free_port)
-    start_redis "$port" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-port "$(free_port)" \
-        --cluster-node-timeout 15000
-    nodes="$nodes 127.0.0.1:$port"
-    node_pids="$node_pids $redis_pid"
-done
-# shellcheck disable=SC2086 # one argument per node
-redis-cli --cluster create $nodes --cluster-yes >"$work/create.log" 2>&1
-first=$(echo "$nodes" | awk '{ print $1 }' | cut -d: -f2)
-until redis-cli -p "$first" cluster info | grep -q cluster_state:ok; do sleep 0.2; done
-sleep 2
-node_list=$(echo "$nodes" | awk '{ for (i = 1; i <= NF; i++) printf "%s\"%s\"", (i > 1 ? ", " : ""), $i }')
-run_setup cluster "{nodes: [$node_list], pool_size: 1, spool: false}" "$node_pids"
+case " $setups " in *" cluster "*)
+    nodes="" node_pids=""
+    for i in 1 2 3; do
+        port=$(free_port)
+        start_redis "$port" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-port "$(free_port)" \
+            --cluster-node-timeout 15000
+        nodes="$nodes 127.0.0.1:$port"
+        node_pids="$node_pids $redis_pid"
+    done
+    # shellcheck disable=SC2086 # one argument per node
+    redis-cli --cluster create $nodes --cluster-yes >"$work/create.log" 2>&1
+    first=$(echo "$nodes" | awk '{ print $1 }' | cut -d: -f2)
+    until redis-cli -p "$first" cluster info | grep -q cluster_state:ok; do sleep 0.2; done
+    sleep 2
+    node_list=$(echo "$nodes" | awk '{ for (i = 1; i <= NF; i++) printf "%s\"%s\"", (i > 1 ? ", " : ""), $i }')
+    run_setup cluster "{nodes: [$node_list], pool_size: 1, spool: false}" "$node_pids"
+    ;;
+esac
 
 printf '\nInstructions per message on the Redis store (%s), %s requests per scenario after %s of warm-up\n\n' \
     "$(redis-server --version | awk '{ print $3 }')" "$count" "$warmup"

@@ -125,7 +125,8 @@ instructions() { # BROKERD MODE -> instructions per publish
         "$1" --config "$work/broker.yaml" --users "$work/users.yaml" --port "$bport" >/dev/null 2>"$work/cg.log" &
     pid=$!
     tries=0
-    until curl -s -o /dev/null "http://127.0.0.1:$bport/health/live"; do
+    # Ready, not only live: the store's connections are up (under callgrind that takes a while).
+    until curl -sf -o /dev/null "http://127.0.0.1:$bport/health/ready"; do
         tries=$((tries + 1)); [ "$tries" -lt 600 ] || { cat "$work/cg.log"; exit 1; }
         sleep 0.1
     done

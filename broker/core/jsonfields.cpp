@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsonfields.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -55,18 +56,17 @@ void walk(QByteArrayView utf8, Plain plain, Escaped escaped)
 
 } // namespace
 
-void appendString(QByteArray &out, QByteArrayView utf8)
+qsizetype stringLength(QByteArrayView utf8)
 {
-    static constexpr char Hex[] = "0123456789abcdef";
-    // Measured first, then written into place with one resize: a stored message is a few
-    // hundred bytes of JSON with a quote every few bytes, and an append per run costs more than
-    // the run.
     qsizetype length = 2;
     walk(utf8, [&length](const char *, qsizetype count) { length += count; },
          [&length](unsigned char u) { length += escapeLength(u); });
-    const qsizetype at = out.size();
-    out.resize(at + length);
-    char *w = out.data() + at;
+    return length;
+}
+
+char *writeString(char *w, QByteArrayView utf8)
+{
+    static constexpr char Hex[] = "0123456789abcdef";
     *w++ = '"';
     walk(
         utf8,
@@ -94,7 +94,144 @@ void appendString(QByteArray &out, QByteArrayView utf8)
                 *w++ = Hex[u & 0xF];
             }
         });
-    *w = '"';
+    *w++ = '"';
+    return w;
+}
+
+void appendString(QByteArray &out, QByteArrayView utf8)
+{
+    // Measured first, then written into place with one resize: a stored message is a few
+    // hundred bytes of JSON with a quote every few bytes, and an append per run costs more than
+    // the run.
+    const qsizetype at = out.size();
+    out.resize(at + stringLength(utf8));
+    writeString(out.data() + at, utf8);
+}
+
+namespace {
+
+int hexDigit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+// The four hex digits at `p` as a code unit, or -1.
+int readHex4(const char *p, const char *end)
+{
+    if (end - p < 4)
+        return -1;
+    int unit = 0;
+    for (int i = 0; i < 4; ++i) {
+        const int digit = hexDigit(p[i]);
+        if (digit < 0)
+            return -1;
+        unit = unit * 16 + digit;
+    }
+    return unit;
+}
+
+char *putUtf8(char *w, char32_t c)
+{
+    if (c < 0x80) {
+        *w++ = char(c);
+    } else if (c < 0x800) {
+        *w++ = char(0xC0 | (c >> 6));
+        *w++ = char(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+        *w++ = char(0xE0 | (c >> 12));
+        *w++ = char(0x80 | ((c >> 6) & 0x3F));
+        *w++ = char(0x80 | (c & 0x3F));
+    } else {
+        *w++ = char(0xF0 | (c >> 18));
+        *w++ = char(0x80 | ((c >> 12) & 0x3F));
+        *w++ = char(0x80 | ((c >> 6) & 0x3F));
+        *w++ = char(0x80 | (c & 0x3F));
+    }
+    return w;
+}
+
+// The closing quote of the string literal whose text begins at `p`, or nullptr when there is
+// none before `end` or a control byte comes first. Escapes are stepped over, not checked.
+const char *closingQuote(const char *p, const char *end)
+{
+    while (true) {
+        p += plainRun(p, end - p);
+        while (p < end && static_cast<unsigned char>(*p) >= 0x20 && *p != '"' && *p != '\\')
+            ++p;
+        if (p == end || static_cast<unsigned char>(*p) < 0x20)
+            return nullptr;
+        if (*p == '"')
+            return p;
+        if (end - p < 2)
+            return nullptr;
+        p += 2;
+    }
+}
+
+} // namespace
+
+bool readString(const char *&p, const char *end, QByteArray &out)
+{
+    if (p == end || *p != '"')
+        return false;
+    const char *text = p + 1;
+    const char *close = closingQuote(text, end);
+    if (!close)
+        return false;
+    // Found first, then written into place: no escape decodes to more bytes than it takes.
+    const qsizetype at = out.size();
+    out.resize(at + (close - text));
+    char *w = out.data() + at;
+    for (p = text; p < close;) {
+        const char *from = p;
+        p = std::find(p, close, '\\');
+        std::memcpy(w, from, size_t(p - from));
+        w += p - from;
+        if (p == close)
+            break;
+        ++p; // the backslash; closingQuote() saw a byte after it
+        switch (*p++) {
+        case '"': *w++ = '"'; break;
+        case '\\': *w++ = '\\'; break;
+        case '/': *w++ = '/'; break;
+        case 'b': *w++ = '\b'; break;
+        case 'f': *w++ = '\f'; break;
+        case 'n': *w++ = '\n'; break;
+        case 'r': *w++ = '\r'; break;
+        case 't': *w++ = '\t'; break;
+        case 'u': {
+            const int unit = readHex4(p, close);
+            if (unit < 0)
+                return false;
+            p += 4;
+            char32_t c = char32_t(unit);
+            if (unit >= 0xDC00 && unit <= 0xDFFF)
+                return false; // a low surrogate first
+            if (unit >= 0xD800 && unit <= 0xDBFF) {
+                if (close - p < 6 || p[0] != '\\' || p[1] != 'u')
+                    return false;
+                const int low = readHex4(p + 2, close);
+                if (low < 0xDC00 || low > 0xDFFF)
+                    return false;
+                p += 6;
+                c = 0x10000 + ((char32_t(unit) - 0xD800) << 10) + (char32_t(low) - 0xDC00);
+            }
+            w = putUtf8(w, c);
+            break;
+        }
+        default:
+            return false;
+        }
+    }
+    out.truncate(w - out.constData());
+    p = close + 1;
+    return true;
 }
 
 } // namespace Broker::JsonFields

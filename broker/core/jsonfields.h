@@ -24,6 +24,17 @@ Result<qint64> wholeNumber(const QJsonValue &value, const QString &label, qint64
 // Appends `utf8` to `out` as a JSON string literal, quotes included, escaped per RFC 8259. Bytes
 // from 0x80 up pass unchanged: the text must be valid UTF-8.
 void appendString(QByteArray &out, QByteArrayView utf8);
+// appendString's two steps, for writers that size their output once: the literal's length
+// (quotes included), and writing it at `w` (returns the end of what was written).
+qsizetype stringLength(QByteArrayView utf8);
+char *writeString(char *w, QByteArrayView utf8);
+
+// Reads the JSON string literal that begins at `p` (its opening quote), appends it to `out` as
+// UTF-8 and moves `p` past its closing quote. False (with `p` and what was appended to `out`
+// unspecified) when the text is not a well-formed string before `end`: a control byte, an
+// unknown escape, or a \u escape that is no scalar value (a lone surrogate). Bytes from 0x80 up
+// are copied unchecked, as appendString writes them.
+bool readString(const char *&p, const char *end, QByteArray &out);
 
 namespace Detail {
 // Whether the eight bytes at `p` are all printable ASCII other than '"' and '\\' (bytes

@@ -33,9 +33,10 @@ using CommandCallback = std::function<void(CommandResult)>;
 qint64 steadyMs();
 
 // One asynchronous connection to Redis, driven by the event loop of the thread that owns it: a
-// QTcpSocket (a QSslSocket when options.tls) carries the bytes, hiredis's RESP reader and command
-// formatter only speak the protocol. Commands are pipelined: those issued in one event-loop turn
-// go out in one write. Each has a deadline (hiredis 0.14 has none of its own). When a deadline
+// QTcpSocket (a QSslSocket when options.tls) carries the bytes; hiredis's RESP reader and our
+// command formatter only speak the protocol. Commands are pipelined: one issued on an idle
+// connection is written at once, those issued while others wait go out together when the
+// event-loop turn ends. Each has a deadline (hiredis 0.14 has none of its own). When a deadline
 // passes the connection is given up — its replies can no longer be matched with certainty — so
 // every command still waiting on it fails and the owner reconnects.
 //

@@ -4,11 +4,9 @@
 #include <QByteArray>
 #include <QList>
 
-struct redisReply;
-
 namespace Broker::Redis {
 
-// A Redis reply, copied out of hiredis (which frees its own as soon as the callback returns).
+// A Redis reply, as RespReader reads it.
 // An error reply ("-ERR ...", "-NOSCRIPT ...") is a reply like any other: the server answered.
 // Failures to get an answer at all are Result errors of the command, not replies.
 struct RedisReply
@@ -19,8 +17,6 @@ struct RedisReply
     qint64 integer = 0;
     QByteArray string;            // Status, Error and String
     QList<RedisReply> elements;   // Array
-
-    static RedisReply fromHiredis(const redisReply &reply);
 
     bool isNil() const { return type == Type::Nil; }
     bool isError() const { return type == Type::Error; }

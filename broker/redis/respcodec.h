@@ -13,12 +13,13 @@ struct redisReader;
 
 namespace Broker::Redis {
 
-// Appends `args` to `out` as one RESP command (hiredis's redisFormatCommandArgv). False only
-// when memory runs out.
+// Appends `args` to `out` as one RESP command (the bytes hiredis's redisFormatCommandArgv makes).
+// False only when memory runs out.
 bool appendCommand(QByteArray &out, const QByteArrayList &args);
 
-// hiredis's RESP reader (protocol only, no I/O): bytes go in as they arrive, whole replies come
-// out. Bounded: bytes that do not yet make a whole reply may not pass `maxBufferedBytes`.
+// hiredis's RESP reader (protocol only, no I/O), building RedisReply values: bytes go in as they
+// arrive, whole replies come out. Bounded: bytes that do not yet make a whole reply may not pass
+// `maxBufferedBytes`.
 class RespReader
 {
 public:
@@ -28,7 +29,7 @@ public:
     RespReader &operator=(const RespReader &) = delete;
 
     // False when the bytes would pass the bound or memory ran out; error() says which.
-    bool feed(const QByteArray &bytes);
+    bool feed(QByteArrayView bytes);
     // The next whole reply, or nothing when more bytes are needed. After a protocol error
     // (failed() true, error() says what) the reader is unusable: the stream cannot be resynced.
     std::optional<RedisReply> next();

@@ -51,22 +51,28 @@ bool functionsRefused(const RedisReply &reply)
 void ScriptRunner::run(const Script &script, const QByteArrayList &keys, const QByteArrayList &args,
                        CommandCallback done, bool write)
 {
-    QByteArrayList tail;
-    tail.reserve(1 + keys.size() + args.size());
-    tail << QByteArray::number(keys.size()) << keys << args;
-    if (script.library && m_functions != Functions::Unavailable)
-        return callFunction(script, std::move(tail), keys.value(0), write, false, std::move(done));
-    evalSha(script, std::move(tail), keys.value(0), write, std::move(done));
+    // FCALL name numkeys keys… args… has the shape of EVALSHA sha1 … and EVAL source …: the one
+    // list is made once, and a fallback changes its first two elements.
+    const bool function = script.library && m_functions != Functions::Unavailable;
+    QByteArrayList call;
+    call.reserve(3 + keys.size() + args.size());
+    call << (function ? QByteArrayLiteral("FCALL") : QByteArrayLiteral("EVALSHA"))
+         << (function ? script.function : script.sha1) << QByteArray::number(keys.size());
+    call += keys;
+    call += args;
+    if (function)
+        return callFunction(script, std::move(call), keys.value(0), write, false, std::move(done));
+    evalSha(script, std::move(call), keys.value(0), write, std::move(done));
 }
 
-void ScriptRunner::callFunction(const Script &script, QByteArrayList tail, const QByteArray &key, bool write,
+void ScriptRunner::callFunction(const Script &script, QByteArrayList call, const QByteArray &key, bool write,
                                 bool loaded, CommandCallback done)
 {
     // The script is captured by value (its texts are shared, not copied) so that a load or the
     // fallback works however long the reply takes.
     command(
-        QByteArrayList{QByteArrayLiteral("FCALL"), script.function} + tail,
-        [this, script, tail, key, write, loaded, done = std::move(done)](CommandResult result) mutable {
+        call,
+        [this, script, call, key, write, loaded, done = std::move(done)](CommandResult result) mutable {
             if (!result || !(functionMissing(*result) || functionsRefused(*result))) {
                 if (result && !result->isError())
                     m_functions = Functions::InUse;
@@ -74,17 +80,17 @@ void ScriptRunner::callFunction(const Script &script, QByteArrayList tail, const
             }
             if (functionsRefused(*result)) {
                 m_functions = Functions::Unavailable;
-                return evalSha(script, std::move(tail), key, write, std::move(done));
+                return evalSha(script, std::move(call), key, write, std::move(done));
             }
             // Still missing after a load: the call went elsewhere than the load (a slot being
             // migrated answers ASK, and FUNCTION LOAD, which names no key, reached the slot's
             // owner). EVALSHA/EVAL carries the script to wherever the call lands; this call only.
             if (loaded)
-                return evalSha(script, std::move(tail), key, write, std::move(done));
+                return evalSha(script, std::move(call), key, write, std::move(done));
             ++m_reloads;
             m_client.command(
                 {QByteArrayLiteral("FUNCTION"), QByteArrayLiteral("LOAD"), script.library->source},
-                [this, script, tail = std::move(tail), key, write, done = std::move(done)](CommandResult load) mutable {
+                [this, script, call = std::move(call), key, write, done = std::move(done)](CommandResult load) mutable {
                     if (!load)
                         return done(std::move(load));
                     if (load->isError() && !load->string.contains("already exists")) {
@@ -92,30 +98,32 @@ void ScriptRunner::callFunction(const Script &script, QByteArrayList tail, const
                         // refusal (OOM, a replica just promoted, BUSY) is this call's alone.
                         if (functionsRefused(*load))
                             m_functions = Functions::Unavailable;
-                        return evalSha(script, std::move(tail), key, write, std::move(done));
+                        return evalSha(script, std::move(call), key, write, std::move(done));
                     }
-                    callFunction(script, std::move(tail), key, write, true, std::move(done));
+                    callFunction(script, std::move(call), key, write, true, std::move(done));
                 },
                 key);
         },
         key, write);
 }
 
-void ScriptRunner::evalSha(const Script &script, QByteArrayList tail, const QByteArray &key, bool write,
+void ScriptRunner::evalSha(const Script &script, QByteArrayList call, const QByteArray &key, bool write,
                            CommandCallback done)
 {
-    const QByteArrayList evalsha = QByteArrayList{QByteArrayLiteral("EVALSHA"), script.sha1} + tail;
+    call[0] = QByteArrayLiteral("EVALSHA");
+    call[1] = script.sha1;
     // The source is captured by value so that a reload works however long the reply takes.
     command(
-        evalsha,
-        [this, source = script.source, tail = std::move(tail), done = std::move(done), key, write](
-            CommandResult result) mutable {
+        call,
+        [this, source = script.source, call, done = std::move(done), key, write](CommandResult result) mutable {
             if (!result || result->errorCode() != "NOSCRIPT") {
                 done(std::move(result));
                 return;
             }
             ++m_reloads;
-            command(QByteArrayList{QByteArrayLiteral("EVAL"), source} + tail, std::move(done), key, write);
+            call[0] = QByteArrayLiteral("EVAL");
+            call[1] = source;
+            command(call, std::move(done), key, write);
         },
         key, write);
 }

@@ -71,9 +71,11 @@ public:
 
 private:
     struct Replicated;
-    void callFunction(const Script &script, QByteArrayList tail, const QByteArray &key, bool write, bool loaded,
+    // `call` is the whole command (FCALL name numkeys keys… args…).
+    void callFunction(const Script &script, QByteArrayList call, const QByteArray &key, bool write, bool loaded,
                       CommandCallback done);
-    void evalSha(const Script &script, QByteArrayList tail, const QByteArray &key, bool write, CommandCallback done);
+    // The same call, its first two elements made EVALSHA and the script's hash.
+    void evalSha(const Script &script, QByteArrayList call, const QByteArray &key, bool write, CommandCallback done);
     void sendWait(const std::shared_ptr<Replicated> &write, const QByteArray &key);
     void finish(Replicated &write, const CommandResult *waited);
 

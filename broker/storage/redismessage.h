@@ -4,6 +4,7 @@
 #include "core/message.h"
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QString>
 
 #include <optional>
@@ -15,7 +16,8 @@ namespace Broker::RedisMessage {
 //   {"id":"msg-…","ts":<TTL start ms>,["dl":{"q":origin,"r":reason,"at":ms},]"pr":<priority>,
 //    "t":<publish time µs>,"p":<publisher>,"h":{headers},"d":"<the body's JSON text>"}
 // The body is kept as a JSON string so that it comes back byte for byte.
-QByteArray encode(const QString &id, qint64 publishedUs, const NewMessage &message, const QString &publisher);
+// `sequence` is the id's number (MessageId), `publisher` the publisher's id in UTF-8.
+QByteArray encode(quint64 sequence, qint64 publishedUs, const NewMessage &message, QByteArrayView publisher);
 
 // Reads a stored message into `out` (id, data, headers, publisher, timestamp, priority and the
 // dead-letter fields); false when the bytes are not a message of this format.

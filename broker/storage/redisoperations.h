@@ -11,6 +11,8 @@
 #include "core/clock.h"
 #include "resilience/publishspool.h"
 
+#include <QHash>
+
 #include <functional>
 
 namespace Broker {
@@ -86,6 +88,8 @@ private:
     using ScriptDone = std::function<void(Result<Redis::RedisReply>)>;
 
     QByteArray key(const QString &queue, const char *part) const;
+    // The keys a script of `queue` declares: its meta key first (it routes the call).
+    const QByteArrayList &keysOf(const QString &queue);
     // create.lua for `name`; `generation` is the cluster registry entry's (empty on one server).
     void create(const QString &name, const QueueConfig &config, const QByteArray &generation, Completion<QueueInfo> done);
     void drainEnrolled(const QByteArray &identity, const PublishSpool::Batch &batch, const QByteArray &generation,
@@ -125,6 +129,8 @@ private:
     const QByteArray m_prefix;
     const int m_maintenanceBatch;
     const RedisScripts::Set m_script;
+    static constexpr qsizetype MaxCachedKeyLists = 4096;
+    QHash<QString, QByteArrayList> m_keys; // keysOf()
     std::optional<ClusterQueueRegistry> m_cluster; // set on a cluster
     std::optional<ClusterTransfers> m_transfers;   // set on a cluster
 };

@@ -18,6 +18,10 @@ private Q_SLOTS:
     void stringsReadBackUnchanged_data();
     void stringsReadBackUnchanged();
     void structure();
+    void readStringTakesOtherWritersEscapes_data();
+    void readStringTakesOtherWritersEscapes();
+    void readStringRefusesMalformed_data();
+    void readStringRefusesMalformed();
 };
 
 void TestJsonWriter::stringsReadBackUnchanged_data()
@@ -61,6 +65,60 @@ void TestJsonWriter::stringsReadBackUnchanged()
     const QJsonDocument alone = QJsonDocument::fromJson(array, &error);
     QCOMPARE(error.error, QJsonParseError::NoError);
     QCOMPARE(alone.array().at(1).toString(), text);
+    // And read back by the reader of stored messages, after text already there.
+    const QByteArray literal = array.mid(3, array.size() - 4);
+    const char *p = literal.constData();
+    QByteArray read = "x";
+    QVERIFY(JsonFields::readString(p, literal.constData() + literal.size(), read));
+    QCOMPARE(p, literal.constData() + literal.size());
+    QCOMPARE(read, "x" + text.toUtf8());
+}
+
+void TestJsonWriter::readStringTakesOtherWritersEscapes_data()
+{
+    QTest::addColumn<QByteArray>("literal");
+    QTest::addColumn<QByteArray>("utf8");
+    QTest::addRow("solidus") << QByteArray(R"("a\/b")") << QByteArray("a/b");
+    QTest::addRow("bmp-escape") << QByteArray(R"("caf\u00e9")") << QByteArray("caf\xc3\xa9");
+    QTest::addRow("uppercase-hex") << QByteArray(R"("\u20AC")") << QByteArray("\xe2\x82\xac");
+    QTest::addRow("surrogate-pair") << QByteArray(R"("\ud83d\ude80!")") << QByteArray("\xf0\x9f\x9a\x80!");
+    QTest::addRow("escaped-nul") << QByteArray(R"("a\u0000b")") << QByteArray("a\0b", 3);
+    QTest::addRow("raw-utf8") << QByteArray("\"z\xc3\xbcrich\"") << QByteArray("z\xc3\xbcrich");
+}
+
+void TestJsonWriter::readStringTakesOtherWritersEscapes()
+{
+    QFETCH(QByteArray, literal);
+    QFETCH(QByteArray, utf8);
+    const QByteArray text = literal + ",rest";
+    const char *p = text.constData();
+    QByteArray read;
+    QVERIFY(JsonFields::readString(p, text.constData() + text.size(), read));
+    QCOMPARE(read, utf8);
+    QCOMPARE(QByteArray(p), QByteArray(",rest"));
+}
+
+void TestJsonWriter::readStringRefusesMalformed_data()
+{
+    QTest::addColumn<QByteArray>("literal");
+    QTest::addRow("no-opening-quote") << QByteArray("abc\"");
+    QTest::addRow("unterminated") << QByteArray(R"("abc)");
+    QTest::addRow("unterminated-after-escape") << QByteArray(R"("abc\)");
+    QTest::addRow("raw-control") << QByteArray("\"a\nb\"");
+    QTest::addRow("unknown-escape") << QByteArray(R"("a\qb")");
+    QTest::addRow("short-unicode-escape") << QByteArray(R"("\u12")");
+    QTest::addRow("bad-hex") << QByteArray(R"("\u12g4")");
+    QTest::addRow("lone-high-surrogate") << QByteArray(R"("\ud83dx")");
+    QTest::addRow("high-then-non-low") << QByteArray(R"("\ud83d\u0041")");
+    QTest::addRow("lone-low-surrogate") << QByteArray(R"("\ude80")");
+}
+
+void TestJsonWriter::readStringRefusesMalformed()
+{
+    QFETCH(QByteArray, literal);
+    const char *p = literal.constData();
+    QByteArray read;
+    QVERIFY(!JsonFields::readString(p, literal.constData() + literal.size(), read));
 }
 
 void TestJsonWriter::structure()

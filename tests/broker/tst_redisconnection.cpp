@@ -265,10 +265,16 @@ void TestRedisConnection::commandsNeverWrittenFailAsNotSent()
 {
     RedisConnection connection(optionsFor(m_redis.port()));
     QVERIFY(openAndWait(connection));
-    // Closed in the same event-loop turn: the command was never handed to the socket.
-    std::optional<CommandResult> outcome;
+    // The first command on an idle connection is written at once; the one behind it waits for
+    // the end of the event-loop turn. Closed in the same turn: the second was never handed to
+    // the socket, the first was (it may have run).
+    std::optional<CommandResult> written, outcome;
+    connection.command({"PING"}, [&](CommandResult r) { written = std::move(r); });
     connection.command({"SET", "t:never", "1"}, [&](CommandResult r) { outcome = std::move(r); });
     connection.close();
+    QVERIFY(written.has_value());
+    QCOMPARE(written->error().code, ErrorCode::Unavailable);
+    QCOMPARE(written->error().detail, QString());
     QVERIFY(outcome.has_value());
     QCOMPARE(outcome->error().code, ErrorCode::Unavailable);
     QCOMPARE(outcome->error().detail, NotSent);
@@ -281,13 +287,16 @@ void TestRedisConnection::outputBoundFailsCommandsAtOnce()
     options.maxOutputBytes = 1024;
     RedisConnection connection(options);
     QVERIFY(openAndWait(connection));
-    std::optional<CommandResult> first, second;
+    // A command in flight first, so that the large one waits in the connection's output.
+    std::optional<CommandResult> ping, first, second;
+    connection.command({"PING"}, [&](CommandResult r) { ping = std::move(r); });
     connection.command({"SET", "t:bound", QByteArray(2000, 'x')}, [&](CommandResult r) { first = std::move(r); });
     connection.command({"SET", "t:bound", "small"}, [&](CommandResult r) { second = std::move(r); });
     QVERIFY(second.has_value()); // at once: over the bound
     QCOMPARE(second->error().code, ErrorCode::Unavailable);
     QCOMPARE(second->error().detail, NotSent);
     QVERIFY(waitUntil([&] { return first.has_value(); }));
+    QVERIFY(ping->ok());
     QVERIFY(first->ok()); // the connection itself goes on
     QVERIFY((*call(connection, {"PING"}))->isText("PONG"));
 }

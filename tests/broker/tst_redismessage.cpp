@@ -16,6 +16,7 @@ private Q_SLOTS:
     void roundTrip_data();
     void roundTrip();
     void scriptsFindIdAndTtlStartFirst();
+    void otherWritersLayoutsRead();
     void foreignBytesAreRefused();
 };
 
@@ -37,8 +38,8 @@ void TestRedisMessage::roundTrip()
     NewMessage in;
     in.data = body;
     in.priority = -7;
-    in.headers = QJsonDocument::fromJson(R"({"trace":"a\"b","n":3})").object();
-    const QByteArray stored = RedisMessage::encode("msg-00000000000000ff", 1'767'225'600'123'456, in, publisher);
+    in.headers = QJsonDocument::fromJson(R"({"trace":"a\"b","n":3,"braces":"}{\\","o":{"x":[1]}})").object();
+    const QByteArray stored = RedisMessage::encode(0xff, 1'767'225'600'123'456, in, publisher.toUtf8());
     QVERIFY(QJsonDocument::fromJson(stored).isObject()); // valid JSON for any Redis tool
     Message out;
     QVERIFY(RedisMessage::decode(stored, "q", out));
@@ -57,7 +58,7 @@ void TestRedisMessage::scriptsFindIdAndTtlStartFirst()
     NewMessage in;
     in.data = "1";
     in.priority = 4;
-    const QByteArray stored = RedisMessage::encode("msg-0000000000000001", 2'000'000'000, in, "p");
+    const QByteArray stored = RedisMessage::encode(1, 2'000'000'000, in, "p");
     QVERIFY2(stored.startsWith(R"({"id":"msg-0000000000000001","ts":2000000,"pr":4,)"), stored.constData());
     QCOMPARE(RedisMessage::idOf(stored), QString("msg-0000000000000001"));
     // What the scripts make of a dead-lettered message reads back as one.
@@ -71,9 +72,33 @@ void TestRedisMessage::scriptsFindIdAndTtlStartFirst()
     QCOMPARE(out.data, QByteArray("1"));
 }
 
+void TestRedisMessage::otherWritersLayoutsRead()
+{
+    // Fields in another order, with spaces: read as any JSON object.
+    Message out;
+    QVERIFY(RedisMessage::decode(R"({ "d": "[1, 2]", "id": "msg-0000000000000002", "t": 1500000, "pr": 2 })", "q", out));
+    QCOMPARE(out.id, QString("msg-0000000000000002"));
+    QCOMPARE(out.data, QByteArray("[1, 2]"));
+    QCOMPARE(out.priority, 2);
+    QCOMPARE(out.timestamp, 1.5);
+    // The stored layout with escapes another JSON writer makes (\u for non-ASCII, \/).
+    Message escaped;
+    QVERIFY(RedisMessage::decode(
+        R"({"id":"msg-0000000000000003","ts":1,"pr":0,"t":2,"p":"d\u00e9nise","h":{},"d":"\"\ud83d\ude80 a\/b\""})", "q",
+        escaped));
+    QCOMPARE(escaped.data, QByteArray("\"\xf0\x9f\x9a\x80 a/b\""));
+    QCOMPARE(escaped.publisher, QString::fromUtf8("d\xc3\xa9nise"));
+    QVERIFY(escaped.headers.isEmpty());
+}
+
 void TestRedisMessage::foreignBytesAreRefused()
 {
     Message out;
+    NewMessage in;
+    in.data = R"({"a":"b"})";
+    const QByteArray stored = RedisMessage::encode(1, 2'000'000'000, in, "p");
+    for (qsizetype cut = 1; cut < stored.size(); ++cut)
+        QVERIFY2(!RedisMessage::decode(stored.left(cut), "q", out), stored.left(cut).constData());
     QVERIFY(!RedisMessage::decode("not json", "q", out));
     QVERIFY(!RedisMessage::decode(R"({"id":"x","d":{"not":"a string"}})", "q", out));
     QVERIFY(RedisMessage::idOf("plain").isEmpty());

@@ -114,8 +114,7 @@ struct Store
 
 QByteArray storedMessage(int n)
 {
-    return RedisMessage::encode(QStringLiteral("msg-%1").arg(n, 16, 10, QLatin1Char('0')),
-                                QDateTime::currentMSecsSinceEpoch() * 1000, message(n), "alice");
+    return RedisMessage::encode(quint64(n), QDateTime::currentMSecsSinceEpoch() * 1000, message(n), "alice");
 }
 
 // A spool file holding one batch of `count` messages for `queue`, as a broker leaves it when it
@@ -440,7 +439,7 @@ void TestRedisStore::spoolDrainIsIdempotent()
     {
         auto spool = PublishSpool::open(path).value();
         std::optional<Result<void>> written;
-        spool->append("q", configOf("list"), {{0, RedisMessage::encode("msg-0000000000000001", QDateTime::currentMSecsSinceEpoch() * 1000,
+        spool->append("q", configOf("list"), {{0, RedisMessage::encode(1, QDateTime::currentMSecsSinceEpoch() * 1000,
                                                     message(1), "alice")}},
                       [&](Result<void> r) { written = std::move(r); });
         QVERIFY(waitUntil([&] { return written.has_value(); }));
