@@ -89,6 +89,7 @@ private Q_SLOTS:
     void aclUser_data();
     void aclUser();
     void pipelinedCommandsKeepTheirOrder();
+    void commandLargerThanTheKernelTakesGoesOutWhole();
     void callbackMayCloseOrDestroyTheConnection();
     void commandsNeverWrittenFailAsNotSent();
     void outputBoundFailsCommandsAtOnce();
@@ -227,6 +228,25 @@ void TestRedisConnection::pipelinedCommandsKeepTheirOrder()
     for (int i = 0; i < 2000; ++i)
         QCOMPARE(counts[i], i + 1);
     QCOMPARE(connection.waitingCommands(), 0);
+}
+
+void TestRedisConnection::commandLargerThanTheKernelTakesGoesOutWhole()
+{
+    // Written straight to the socket, a 24 MiB command is taken in part; the rest goes through
+    // the socket's buffer, and the commands behind it follow it there, in order.
+    RedisConnection connection(optionsFor(m_redis.port()));
+    QVERIFY(openAndWait(connection));
+    QByteArray value(24 * 1024 * 1024, Qt::Uninitialized);
+    for (qsizetype i = 0; i < value.size(); ++i)
+        value[i] = char('a' + i % 26);
+    QList<QByteArray> replies;
+    connection.command({"SET", "t:large", value}, [&](CommandResult r) { replies.append(r ? r->string : "failed"); });
+    connection.command({"STRLEN", "t:large"}, [&](CommandResult r) { replies.append(r ? QByteArray::number(r->integer) : "failed"); });
+    QVERIFY(waitUntil([&] { return replies.size() == 2; }));
+    connection.command({"SET", "t:large", value.left(10)}, [&](CommandResult r) { replies.append(r ? r->string : "failed"); });
+    connection.command({"GETRANGE", "t:large", "0", "-1"}, [&](CommandResult r) { replies.append(r ? r->string : "failed"); });
+    QVERIFY(waitUntil([&] { return replies.size() == 4; }));
+    QCOMPARE(replies, (QList<QByteArray>{"OK", QByteArray::number(value.size()), "OK", value.left(10)}));
 }
 
 void TestRedisConnection::callbackMayCloseOrDestroyTheConnection()
