@@ -15,14 +15,14 @@ namespace Broker::RedisMessage {
 
 namespace {
 
+// The layout's fixed pieces (see redismessage.h), and the longest number written.
+constexpr std::string_view IdOpen = "{\"id\":\"", Ts = "\",\"ts\":", Pr = ",\"pr\":", T = ",\"t\":", P = ",\"p\":",
+                           H = ",\"h\":", Data = ",\"d\":";
 constexpr qsizetype MaxNumberLength = 20; // -9223372036854775808
-constexpr std::string_view Id = "{\"id\":\"", Ts = "\",\"ts\":", Pr = ",\"pr\":", T = ",\"t\":", P = ",\"p\":",
-                           H = ",\"h\":", D = ",\"d\":";
 
-// The encoder's pieces, written at `w` (returns the end).
-char *put(char *w, std::string_view text)
+char *put(char *w, QByteArrayView text)
 {
-    std::memcpy(w, text.data(), text.size());
+    std::memcpy(w, text.data(), size_t(text.size()));
     return w + text.size();
 }
 
@@ -34,29 +34,42 @@ char *putNumber(char *w, qint64 number)
 
 } // namespace
 
-QByteArray encode(quint64 sequence, qint64 publishedUs, const NewMessage &message, QByteArrayView publisher)
+Encoder::Encoder(qint64 publishedUs, QByteArrayView publisher)
+{
+    // Both pieces in one buffer, written in place: a single publish makes an encoder too.
+    m_shared.resize(qsizetype(Ts.size() + Pr.size() + T.size() + P.size() + H.size()) + 2 * MaxNumberLength
+                    + JsonFields::stringLength(publisher));
+    char *const begin = m_shared.data();
+    char *w = put(putNumber(put(begin, Ts), publishedUs / 1000), Pr);
+    m_split = w - begin;
+    w = put(JsonFields::writeString(put(putNumber(put(w, T), publishedUs), P), publisher), H);
+    m_shared.truncate(w - begin);
+}
+
+QByteArray Encoder::encode(quint64 sequence, const NewMessage &message) const
 {
     // Most messages have no headers: "{}" without making a document for them.
     const QByteArray headers = message.headers.isEmpty() ? QByteArrayLiteral("{}")
                                                          : QJsonDocument(message.headers).toJson(QJsonDocument::Compact);
     // Sized once and written in place: appends of each piece cost more than the pieces (a
     // batch's messages are most of its cost).
-    const qsizetype bound = qsizetype(Id.size() + Ts.size() + Pr.size() + T.size() + P.size() + H.size() + D.size())
-                            + 1 + MessageId::TextLength + 3 * MaxNumberLength + JsonFields::stringLength(publisher)
-                            + headers.size() + JsonFields::stringLength(message.data);
+    const qsizetype bound = qsizetype(IdOpen.size()) + MessageId::TextLength + m_shared.size() + MaxNumberLength
+                            + headers.size() + qsizetype(Data.size())
+                            + JsonFields::stringLength(message.data) + 1;
     QByteArray out(bound, Qt::Uninitialized);
-    char *w = put(out.data(), Id);
+    char *w = put(out.data(), IdOpen);
     MessageId::write(sequence, w);
-    w = put(w + MessageId::TextLength, Ts);
-    w = putNumber(w, publishedUs / 1000);
-    w = putNumber(put(w, Pr), message.priority);
-    w = putNumber(put(w, T), publishedUs);
-    w = JsonFields::writeString(put(w, P), publisher);
-    w = put(put(w, H), std::string_view(headers.constData(), size_t(headers.size())));
-    w = JsonFields::writeString(put(w, D), message.data);
+    w = putNumber(put(w + MessageId::TextLength, afterId()), message.priority);
+    w = put(put(w, afterPriority()), headers);
+    w = JsonFields::writeString(put(w, Data), message.data);
     *w++ = '}';
     out.truncate(w - out.constData());
     return out;
+}
+
+QByteArray encode(quint64 sequence, qint64 publishedUs, const NewMessage &message, QByteArrayView publisher)
+{
+    return Encoder(publishedUs, publisher).encode(sequence, message);
 }
 
 namespace {

@@ -19,6 +19,22 @@ namespace Broker::RedisMessage {
 // `sequence` is the id's number (MessageId), `publisher` the publisher's id in UTF-8.
 QByteArray encode(quint64 sequence, qint64 publishedUs, const NewMessage &message, QByteArrayView publisher);
 
+// encode() for the messages of one publish: what they share (the times, the publisher) is
+// written once.
+class Encoder
+{
+public:
+    Encoder(qint64 publishedUs, QByteArrayView publisher);
+    QByteArray encode(quint64 sequence, const NewMessage &message) const;
+
+private:
+    QByteArrayView afterId() const { return QByteArrayView(m_shared).first(m_split); }          // ","ts":<ms>,"pr":
+    QByteArrayView afterPriority() const { return QByteArrayView(m_shared).sliced(m_split); } // ,"t":<µs>,"p":"<publisher>","h":
+
+    QByteArray m_shared;
+    qsizetype m_split = 0;
+};
+
 // Reads a stored message into `out` (id, data, headers, publisher, timestamp, priority and the
 // dead-letter fields); false when the bytes are not a message of this format.
 bool decode(const QByteArray &stored, const QString &queue, Message &out);

@@ -307,7 +307,7 @@ void RedisOperations::preparePublish(const QString &name, const QList<NewMessage
         if (!kind)
             return done(kind.error());
         const qint64 now = m_clock.nowMs();
-        const QByteArray publisherUtf8 = publisher.toUtf8();
+        const RedisMessage::Encoder encoder(now * 1000, publisher.toUtf8());
         PreparedPublish prepared;
         prepared.args.reserve(messages.size() * 2);
         prepared.result.messageSequences.reserve(messages.size());
@@ -318,7 +318,7 @@ void RedisOperations::preparePublish(const QString &name, const QList<NewMessage
             prepared.result.messageSequences.append(sequence);
             prepared.anyReady |= message.delayMs <= 0;
             prepared.args << (message.delayMs > 0 ? QByteArray::number(now + message.delayMs) : QByteArrayLiteral("0"))
-                          << RedisMessage::encode(sequence, now * 1000, message, publisherUtf8);
+                          << encoder.encode(sequence, message);
         }
         done(std::move(prepared));
     });
