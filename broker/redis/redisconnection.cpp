@@ -262,7 +262,9 @@ void RedisConnection::flush()
         return;
     QTcpSocket *socket = m_transport->socket;
     const QByteArray output = std::exchange(m_output, QByteArray());
-    m_written = qsizetype(m_waiting.size());
+    // The commands in `output` count as written (they may have run) once any of their bytes
+    // left; a write that fails before that leaves them NotSent.
+    const qsizetype handed = qsizetype(m_waiting.size());
     // Plain TCP with nothing queued in the socket: straight to the kernel. QTcpSocket's own write
     // arms and disarms its write notifier around every write, about 5,000 instructions a command.
     qsizetype sent = 0;
@@ -273,6 +275,8 @@ void RedisConnection::flush()
             return;
         }
         sent = std::max<qsizetype>(n, 0);
+        if (sent > 0)
+            m_written = handed;
         if (sent == output.size())
             return;
     }
@@ -283,6 +287,7 @@ void RedisConnection::flush()
         drop(QStringLiteral("cannot write: %1").arg(socket->errorString()), ErrorCode::Unavailable);
         return;
     }
+    m_written = handed;
     // Into the kernel now rather than on the socket's next turn (for TLS: encrypted now). Last:
     // a failing write drops the connection from in here.
     InSocketSignal inSignal;
@@ -302,8 +307,8 @@ void RedisConnection::readReplies()
     if (!m_transport)
         return;
     RespReader &reader = m_transport->reader;
-    // Straight from the socket's buffer into the reader's (readAll() would make a copy between),
-    // no more than the buffer holds (asking for more would ask the socket again).
+    // From the socket's buffer into the reader's through a chunk on the stack (readAll() would
+    // allocate one for every read), no more than the buffer holds at a time.
     QTcpSocket *socket = m_transport->socket;
     char chunk[16 * 1024];
     for (qint64 available; (available = socket->bytesAvailable()) > 0;) {

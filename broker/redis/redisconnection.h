@@ -63,8 +63,11 @@ public:
     const ConnectionOptions &options() const { return m_options; }
     int waitingCommands() const { return int(m_waiting.size()); }
 
-    // Sends `args` as one command. Fails at once (Unavailable, NotSent) unless Ready, or when the
-    // unsent output passes options.maxOutputBytes. `timeoutMs` <= 0: the command timeout.
+    // Sends `args` as one command: written at once when no other command waits, else with the
+    // turn's others. Fails at once (Unavailable, NotSent) unless Ready, or when the unsent output
+    // passes options.maxOutputBytes; a write that fails at once drops the connection from in
+    // here (every waiting command fails, this one included, and disconnected() is emitted).
+    // `timeoutMs` <= 0: the command timeout.
     void command(const QByteArrayList &args, CommandCallback done, int timeoutMs = 0);
 
     // For a subscribed connection (SUBSCRIBE): the ["message", channel, payload] arrays the

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <algorithm>
 #include <memory>
 #include <new>
 
@@ -24,15 +25,32 @@ void appendLine(char *&p, char prefix, qsizetype number)
 
 // The reader builds RedisReply values itself (hiredis's reply-object hooks) instead of hiredis's
 // own replies that were then copied: one allocation less per string and per array. An element is
-// made in place in its parent's list, which is sized when the array's head is read; only the root
-// is allocated on its own (and freed by hiredis on a protocol error).
-RedisReply *replyFor(const redisReadTask *task, RedisReply::Type type)
+// appended to its parent's list when it arrives (elements come in order), so that an array costs
+// memory for what was received, not for the length its header claims. Only the arrays still being
+// filled are referenced by the reader, and a list gets its next element only once the one before
+// is complete: no pointer the reader holds moves. The root alone is allocated on its own (hiredis frees it on a
+// protocol error). A hook that runs out of memory returns nothing: hiredis then fails the read.
+template<typename Fill>
+void *made(const redisReadTask *task, RedisReply::Type type, Fill fill)
 {
-    RedisReply *reply = task->parent ? &static_cast<RedisReply *>(task->parent->obj)->elements[task->idx]
-                                     : new (std::nothrow) RedisReply;
-    if (reply)
+    std::unique_ptr<RedisReply> root;
+    try {
+        RedisReply *reply = nullptr;
+        if (task->parent) {
+            QList<RedisReply> &elements = static_cast<RedisReply *>(task->parent->obj)->elements;
+            Q_ASSERT(task->idx == elements.size());
+            reply = &elements.emplace_back();
+        } else {
+            root = std::make_unique<RedisReply>();
+            reply = root.get();
+        }
         reply->type = type;
-    return reply;
+        fill(*reply);
+        root.release(); // hiredis's now
+        return reply;
+    } catch (const std::bad_alloc &) {
+        return nullptr; // a root goes here, an element with its root (hiredis frees that)
+    }
 }
 
 void *createString(const redisReadTask *task, char *text, size_t length)
@@ -40,31 +58,24 @@ void *createString(const redisReadTask *task, char *text, size_t length)
     const RedisReply::Type type = task->type == REDIS_REPLY_ERROR    ? RedisReply::Type::Error
                                   : task->type == REDIS_REPLY_STATUS ? RedisReply::Type::Status
                                                                      : RedisReply::Type::String;
-    RedisReply *reply = replyFor(task, type);
-    if (reply)
-        reply->string = QByteArray(text, qsizetype(length));
-    return reply;
+    return made(task, type, [&](RedisReply &reply) { reply.string = QByteArray(text, qsizetype(length)); });
 }
 
 void *createArray(const redisReadTask *task, int elements)
 {
-    RedisReply *reply = replyFor(task, RedisReply::Type::Array);
-    if (reply)
-        reply->elements.resize(elements);
-    return reply;
+    // Room for a usual reply's elements; a long array grows as its elements come.
+    return made(task, RedisReply::Type::Array,
+                [&](RedisReply &reply) { reply.elements.reserve(std::min(elements, 64)); });
 }
 
 void *createInteger(const redisReadTask *task, long long integer)
 {
-    RedisReply *reply = replyFor(task, RedisReply::Type::Integer);
-    if (reply)
-        reply->integer = integer;
-    return reply;
+    return made(task, RedisReply::Type::Integer, [&](RedisReply &reply) { reply.integer = integer; });
 }
 
 void *createNil(const redisReadTask *task)
 {
-    return replyFor(task, RedisReply::Type::Nil);
+    return made(task, RedisReply::Type::Nil, [](RedisReply &) {});
 }
 
 void freeReply(void *reply)

@@ -9,6 +9,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 namespace Broker::RedisMessage {
@@ -162,6 +163,8 @@ bool decodeStored(const QByteArray &stored, Message &out)
     out.data.reserve(in.remaining());
     if (!in.string(out.data) || !in.literal("}") || !in.atEnd())
         return false;
+    if (priority < std::numeric_limits<int>::min() || priority > std::numeric_limits<int>::max())
+        return false;
     out.priority = int(priority);
     out.timestamp = double(publishedUs) / 1e6;
     if (headers.size() > 2) {
@@ -202,6 +205,7 @@ bool decodeAnyJson(const QByteArray &stored, Message &out)
 
 bool decode(const QByteArray &stored, const QString &queue, Message &out)
 {
+    out = Message();
     out.queue = queue;
     if (decodeStored(stored, out))
         return true;

@@ -36,7 +36,9 @@ private:
 };
 
 // Reads a stored message into `out` (id, data, headers, publisher, timestamp, priority and the
-// dead-letter fields); false when the bytes are not a message of this format.
+// dead-letter fields; the rest of `out` is reset); false when the bytes are not a message of this
+// format. The layout encode() writes is read field by field, with its strings' bytes from 0x80
+// up taken as they are (encode() writes valid UTF-8); any other JSON object is read by Qt's parser.
 bool decode(const QByteArray &stored, const QString &queue, Message &out);
 
 // The id of a stored message without decoding all of it.

@@ -22,6 +22,7 @@ private Q_SLOTS:
     void readsSeveralRepliesFromOneFeed();
     void protocolErrorStopsTheReader();
     void boundRefusesAnOverlongReply();
+    void arrayHeaderCostsNothingUntilItsElementsCome();
 };
 
 namespace {
@@ -164,6 +165,22 @@ void TestRespCodec::boundRefusesAnOverlongReply()
     QVERIFY(!reader.feed(QByteArray(80, 'x')));
     QVERIFY(reader.failed());
     QVERIFY2(reader.error().contains(QLatin1String("64 bytes")), qPrintable(reader.error()));
+}
+
+void TestRespCodec::arrayHeaderCostsNothingUntilItsElementsCome()
+{
+    // A header claiming two billion elements: memory only for the ones that came, and the bound
+    // on unread bytes ends it as for any other reply.
+    RespReader reader(4096);
+    QVERIFY(reader.feed("*2000000000\r\n:1\r\n*2\r\n$1\r\na\r\n:2\r\n"));
+    QVERIFY(!reader.next());
+    QVERIFY(!reader.failed());
+    QByteArray more;
+    for (int i = 0; i < 2000; ++i) // 8,000 bytes at once: over the bound
+        more += ":7\r\n";
+    QVERIFY(!reader.feed(more));
+    QVERIFY(reader.failed());
+    QVERIFY2(reader.error().contains(QLatin1String("4096 bytes")), qPrintable(reader.error()));
 }
 
 QTEST_APPLESS_MAIN(TestRespCodec)
