@@ -6,8 +6,8 @@
 # trips, batch publish of 100 messages, server memory, time to ready, and GET /queues with
 # 10,000 queues. When webdis and redis-server are installed (Debian: webdis), the same wrk runs
 # webdis (one thread, its own redis-server) in the same script: LPUSH and RPOP of a 200-byte
-# value, the peers of publish and consume. Publish and batch run once more on a brokerd started as
-# the systemd unit starts it (glibc's heap on huge pages). Prints a table, the ratios within this run, and
+# value, the peers of publish and consume. Publish and batch run once more on a brokerd with glibc's
+# heap on transparent huge pages (brokerd(8)). Prints a table, the ratios within this run, and
 # writes JSON (bench/results/http.json by default).
 # The round trip is driven by bench/roundtrip_client (wrk's Lua cannot keep state per connection);
 # its req/s column counts round trips (three requests each).
@@ -116,9 +116,9 @@ if command -v webdis >/dev/null 2>&1 && command -v redis-server >/dev/null 2>&1;
     run webdis_rpop "" 1 /RPOP/bench "http://127.0.0.1:$wport"
 fi
 
-# brokerd as the systemd unit and the container image start it: glibc's heap on transparent huge
-# pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1; it matters where the kernel's THP mode is
-# `madvise`). Publish and batch again, on a second brokerd, in this run.
+# glibc's heap on transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1; it matters where
+# the kernel's THP mode is `madvise`), not brokerd's default: publish and batch again, on a second
+# brokerd, in this run (docs/rest.md, "Huge pages for the heap").
 thp_mode=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || true)
 main_pid=$pid main_url=$url main_port=$port
 mkdir -p "$work/hugetlb"
