@@ -3,9 +3,9 @@
 
 #include <hiredis/read.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <algorithm>
 #include <memory>
 #include <new>
 
@@ -26,10 +26,11 @@ void appendLine(char *&p, char prefix, qsizetype number)
 // The reader builds RedisReply values itself (hiredis's reply-object hooks) instead of hiredis's
 // own replies that were then copied: one allocation less per string and per array. An element is
 // appended to its parent's list when it arrives (elements come in order), so that an array costs
-// memory for what was received, not for the length its header claims. Only the arrays still being
-// filled are referenced by the reader, and a list gets its next element only once the one before
-// is complete: no pointer the reader holds moves. The root alone is allocated on its own (hiredis frees it on a
-// protocol error). A hook that runs out of memory returns nothing: hiredis then fails the read.
+// memory for what was received, not for the length its header claims. Only the arrays still
+// being filled are referenced by the reader, and a list gets its next element only once the one
+// before is complete: no pointer the reader holds moves. The root alone is allocated on its own
+// (hiredis frees it on a protocol error). A hook that runs out of memory returns nothing: hiredis
+// then fails the read.
 template<typename Fill>
 void *made(const redisReadTask *task, RedisReply::Type type, Fill fill)
 {
@@ -113,7 +114,8 @@ bool appendCommand(QByteArray &out, const QByteArrayList &args)
     return true;
 }
 
-RespReader::RespReader(qint64 maxBufferedBytes) : m_reader(redisReaderCreateWithFunctions(&replyFunctions)), m_maxBuffered(maxBufferedBytes)
+RespReader::RespReader(qint64 maxBufferedBytes)
+    : m_reader(redisReaderCreateWithFunctions(&replyFunctions)), m_maxBuffered(maxBufferedBytes)
 {
     if (!m_reader)
         m_error = QStringLiteral("out of memory");

@@ -18,8 +18,8 @@ namespace Broker::Redis {
 bool appendCommand(QByteArray &out, const QByteArrayList &args);
 
 // hiredis's RESP reader (protocol only, no I/O), building RedisReply values: bytes go in as they
-// arrive, whole replies come out. Bounded: bytes that do not yet make a whole reply may not pass
-// `maxBufferedBytes`.
+// arrive, whole replies come out. Bounded: bytes received and not yet parsed may not pass
+// `maxBufferedBytes` (the elements of an unfinished array are parsed as they come).
 class RespReader
 {
 public:

@@ -130,7 +130,6 @@ public:
         }
         return false;
     }
-    qsizetype remaining() const { return m_end - m_p; }
     bool atEnd() const { return m_p == m_end; }
 
 private:
@@ -156,11 +155,9 @@ bool decodeStored(const QByteArray &stored, Message &out)
     qint64 priority = 0;
     qint64 publishedUs = 0;
     QByteArrayView headers;
-    if (!in.literal(",\"pr\":") || !in.integer(priority) || !in.literal(",\"t\":") || !in.integer(publishedUs)
-        || !in.literal(",\"p\":") || !in.string(out.publisher) || !in.literal(",\"h\":") || !in.objectText(headers)
-        || !in.literal(",\"d\":"))
+    if (!in.literal(Pr) || !in.integer(priority) || !in.literal(T) || !in.integer(publishedUs) || !in.literal(P)
+        || !in.string(out.publisher) || !in.literal(H) || !in.objectText(headers) || !in.literal(Data))
         return false;
-    out.data.reserve(in.remaining());
     if (!in.string(out.data) || !in.literal("}") || !in.atEnd())
         return false;
     if (priority < std::numeric_limits<int>::min() || priority > std::numeric_limits<int>::max())

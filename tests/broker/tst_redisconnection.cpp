@@ -15,7 +15,11 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <QThread>
+
 #include <optional>
+
+#include <sys/socket.h>
 
 using namespace Broker;
 using namespace Broker::Redis;
@@ -68,6 +72,15 @@ public:
         });
     }
     quint16 port() const { return m_server.serverPort(); }
+    // Ends every connection with a reset (no lingering), as a crashed or restarted server does.
+    void resetAll()
+    {
+        for (const auto &socket : m_sockets) {
+            const linger immediate{1, 0};
+            ::setsockopt(int(socket->socketDescriptor()), SOL_SOCKET, SO_LINGER, &immediate, sizeof immediate);
+            socket->abort();
+        }
+    }
 
 private:
     QByteArray m_answer;
@@ -90,6 +103,7 @@ private Q_SLOTS:
     void aclUser();
     void pipelinedCommandsKeepTheirOrder();
     void commandLargerThanTheKernelTakesGoesOutWhole();
+    void writeRefusedByAResetConnectionIsNotSent();
     void callbackMayCloseOrDestroyTheConnection();
     void commandsNeverWrittenFailAsNotSent();
     void outputBoundFailsCommandsAtOnce();
@@ -247,6 +261,26 @@ void TestRedisConnection::commandLargerThanTheKernelTakesGoesOutWhole()
     connection.command({"GETRANGE", "t:large", "0", "-1"}, [&](CommandResult r) { replies.append(r ? r->string : "failed"); });
     QVERIFY(waitUntil([&] { return replies.size() == 4; }));
     QCOMPARE(replies, (QList<QByteArray>{"OK", QByteArray::number(value.size()), "OK", value.left(10)}));
+}
+
+void TestRedisConnection::writeRefusedByAResetConnectionIsNotSent()
+{
+    // The server resets the connection before this side has seen it (its event loop has not
+    // run). The next command, written at once, fails before any of its bytes left: NotSent, so
+    // that the router may send it elsewhere and the spool may take a publish.
+    ScriptedServer server("+PONG\r\n");
+    RedisConnection connection(optionsFor(server.port()));
+    QVERIFY(openAndWait(connection));
+    server.resetAll();
+    QThread::msleep(50); // the reset reaches the kernel; no event loop runs meanwhile
+    std::optional<CommandResult> outcome;
+    QSignalSpy lost(&connection, &RedisConnection::disconnected);
+    connection.command({"SET", "t:reset", "1"}, [&](CommandResult r) { outcome = std::move(r); });
+    QVERIFY(outcome.has_value()); // at once: the write failed inside command()
+    QCOMPARE(outcome->error().code, ErrorCode::Unavailable);
+    QCOMPARE(outcome->error().detail, NotSent);
+    QCOMPARE(connection.state(), RedisConnection::State::Disconnected);
+    QCOMPARE(lost.count(), 1);
 }
 
 void TestRedisConnection::callbackMayCloseOrDestroyTheConnection()
