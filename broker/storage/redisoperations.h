@@ -128,6 +128,8 @@ private:
     RedisEventRelay &m_events;
     const QByteArray m_prefix;
     const int m_maintenanceBatch;
+    // Reaper rounds so far: every HeldCheckRounds-th also checks each queue's held count.
+    quint64 m_maintenanceRounds = 0;
     const RedisScripts::Set m_script;
     static constexpr qsizetype MaxCachedKeyLists = 4096;
     QHash<QString, QByteArrayList> m_keys; // keysOf()

@@ -85,7 +85,7 @@ elseif state == 'ready' then
       skip = 0
       local done = false
       for i = #part, 1, -1 do
-        if not offer(part[i], deliveriesOf((parse(part[i]))), 0, '') then done = true break end
+        if not offer(part[i], deliveriesOf(idOf(part[i])), 0, '') then done = true break end
       end
       if done then break end
     end
@@ -94,7 +94,7 @@ elseif state == 'delayed' and q.type ~= 'stream' then
   total = redis.call('ZCARD', q.delayed)
   local items = redis.call('ZRANGE', q.delayed, 0, wanted - 1, 'WITHSCORES')
   for i = 1, #items, 2 do
-    if not offer(items[i], deliveriesOf((parse(items[i]))), tonumber(items[i + 1]), '') then break end
+    if not offer(items[i], deliveriesOf(idOf(items[i])), tonumber(items[i + 1]), '') then break end
   end
 elseif state == 'in_flight' and q.type == 'stream' then
   local groups = groupNames(q)

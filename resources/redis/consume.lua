@@ -8,8 +8,11 @@ if q.type == 'stream' then return redis.error_reply('WRONG_KIND a stream queue n
 local now = tonumber(ARGV[3])
 local want = tonumber(ARGV[4])
 local acknowledge = ARGV[5] == '1'
-local leaseMs = tonumber(ARGV[6])
-if leaseMs <= 0 then leaseMs = q.visibilityMs end
+local leaseMs
+if not acknowledge then
+  leaseMs = tonumber(ARGV[6])
+  if leaseMs <= 0 then leaseMs = q.visibilityMs end
+end
 local out = {}
 local nextReceipt = 7
 while #out < want do
@@ -18,7 +21,7 @@ while #out < want do
   if isExpired(q, message, now) then
     expire(q, message, now)
   else
-    local id = parse(message)
+    local id = idOf(message)
     local deliveries
     if acknowledge then
       -- Taken for good: its delivery count is read, and removed only when there was one.
@@ -26,7 +29,7 @@ while #out < want do
       if deliveries > 1 then redis.call('HDEL', q.deliveries, id) end
       out[#out + 1] = {message, deliveries, '', 0}
     else
-      deliveries = redis.call('HINCRBY', q.deliveries, id, 1)
+      deliveries = redis.call('HINCRBY', q.deliveries, id, '1')
       local receipt = ARGV[nextReceipt]
       nextReceipt = nextReceipt + 1
       local deadline = now + leaseMs

@@ -11,7 +11,8 @@ if q then
   local _, _, _, _, original = string.match(ARGV[4], '^([^\n]*)\n([^\n]*)\n([^\n]*)\n([^\n]*)\n(.*)$')
   if original and original ~= '' then
     if q.type == 'stream' then pushReady(q, original) else requeueReady(q, original) end
-    event('Requeued', q.name, (parse(original)), 0, 'target gone')
+    shift(q, 1)
+    event('Requeued', q.name, idOf(original), 0, 'target gone')
   end
 end
 return answer(1)

@@ -43,11 +43,12 @@ local KEYS, ARGV, REGISTRY, EVENTS, WOKEN
 local function begin(keys, args)
   KEYS, ARGV = keys, args
   REGISTRY = #keys == 2 and keys[2] or nil
-  EVENTS = {}
-  WOKEN = {}
+  EVENTS = nil -- made by the first event (most calls have none)
+  WOKEN = nil
 end
 
 local function event(kind, queue, id, deliveries, detail)
+  if not EVENTS then EVENTS = {} end
   EVENTS[#EVENTS + 1] = kind
   EVENTS[#EVENTS + 1] = queue
   EVENTS[#EVENTS + 1] = id or ''
@@ -59,13 +60,18 @@ end
 -- Redis turns every Lua table of a reply into RESP one field at a time, and an empty one costs
 -- about as much as a command.
 local function answer(result)
-  if EVENTS[1] then return {result, EVENTS} end
+  if EVENTS then return {result, EVENTS} end
   return {result}
 end
 
 local function parse(message)
   local id, ts, rest = string.match(message, '^{"id":"([^"]+)","ts":(%d+),(.*)$')
   return id, tonumber(ts), rest
+end
+
+-- A stored message's id, without copying the rest of it as parse() does.
+local function idOf(message)
+  return (string.match(message, '^{"id":"([^"]+)"'))
 end
 
 local function withoutDeadLetter(rest)
@@ -79,32 +85,96 @@ end
 
 local function metaKey(prefix, name) return prefix .. '{' .. name .. '}:meta' end
 
--- A queue's key names, made when a script first asks for one (q.ready, q.leases, ...): a script
--- uses a few of them, and each name is a new string for Lua to hash.
+-- Adds a counter; by (1 when nil) given as text where it can be: Lua makes a number text with
+-- sprintf for every command argument.
+local function count(q, field, by)
+  redis.call('HINCRBY', q.meta, field, (by == nil or by == 1) and '1' or by)
+end
+
+-- A queue's key names and its options are made when a script first asks for one (q.ready,
+-- q.ttlMs, ...): a script uses a few of them, each key name is a new string for Lua to hash and
+-- each number an strtod.
 local KEY_SUFFIXES = {
   meta = 'meta', ready = 'ready', prios = 'prios', delayed = 'delayed', leases = 'leases',
   deadlines = 'deadlines', deliveries = 'deliveries', stream = 'stream', ids = 'ids', groupPrefix = 'g:',
   deadlinePrefix = 'gd:', outbox = 'outbox', transfers = 'transfers', waiting = 'waiting',
 }
-local QUEUE_KEYS = {__index = function(q, field)
-  local suffix = KEY_SUFFIXES[field]
-  if not suffix then return nil end
-  local key = q.base .. suffix
-  rawset(q, field, key)
-  return key
-end}
+local function lazily(fields)
+  return {__index = function(q, name)
+    local value
+    local from = fields[name]
+    if from then
+      value = from(q.fields)
+    else
+      local suffix = KEY_SUFFIXES[name]
+      if not suffix then return nil end
+      value = q.base .. suffix
+    end
+    rawset(q, name, value)
+    return value
+  end}
+end
 
-local function open(prefix, name)
+-- How many messages a list or priority queue holds (ready, delayed and leased: what max_size
+-- counts) is kept without counting them: held = published - acked + held_offset, three fields of
+-- the meta hash. A publish and an ack count themselves already (published, acked), so the commonest
+-- changes keep it at no cost and a publish reads it with the type; every other arrival
+-- (dead-lettered, moved, redriven or handed in, given back) and departure (expired, dead-lettered
+-- or dropped, deleted, moved or redriven away, purged) moves held_offset (shift). A queue without
+-- the field (made by an earlier version) gets it from its lists when a script first needs it, and
+-- the reaper checks it against the lists on every run (maintain.lua), mending it if it is wrong.
+-- Stream queues count XLEN instead.
+local size -- below, with the ready lists
+
+-- What open() reads of the meta hash: the options, or (`counting`: publish, a move's target) only
+-- what a change that adds messages needs.
+local OPTION_FIELDS = {'type', 'max_size', 'held_offset', 'ttl', 'visibility_timeout', 'max_deliveries',
+                       'dead_letter_queue'}
+local OPTIONS = lazily({
+  maxSize = function(f) return tonumber(f[2]) end,
+  offset = function(f) return tonumber(f[3]) end,
+  ttlMs = function(f) return tonumber(f[4]) * 1000 end,
+  visibilityMs = function(f) return tonumber(f[5]) * 1000 end,
+  maxDeliveries = function(f) return tonumber(f[6]) end,
+  dlq = function(f) return f[7] or '' end,
+})
+local COUNT_FIELDS = {'type', 'max_size', 'held_offset', 'published', 'acked'}
+local COUNTING = lazily({
+  maxSize = function(f) return tonumber(f[2]) end,
+  offset = function(f) return tonumber(f[3]) end,
+  published = function(f) return tonumber(f[4]) end,
+  acked = function(f) return tonumber(f[5]) end,
+})
+
+local function open(prefix, name, counting)
   local base = prefix .. '{' .. name .. '}:'
   local meta = base .. 'meta'
-  local f = redis.call('HMGET', meta, 'type', 'max_size', 'ttl', 'visibility_timeout',
-                       'max_deliveries', 'dead_letter_queue')
+  local f = redis.call('HMGET', meta, unpack(counting and COUNT_FIELDS or OPTION_FIELDS))
   if not f[1] then return nil end
-  return setmetatable({
-    name = name, prefix = prefix, base = base, meta = meta, type = f[1], maxSize = tonumber(f[2]),
-    ttlMs = tonumber(f[3]) * 1000, visibilityMs = tonumber(f[4]) * 1000, maxDeliveries = tonumber(f[5]),
-    dlq = f[6] or '',
-  }, QUEUE_KEYS)
+  return setmetatable({name = name, prefix = prefix, base = base, meta = meta, type = f[1], fields = f},
+                      counting and COUNTING or OPTIONS)
+end
+
+-- What q holds against max_size, by its count (q opened counting). Writes the count first when the
+-- queue has none yet.
+local function heldCount(q)
+  if q.type == 'stream' then return redis.call('XLEN', q.stream) end
+  if not q.offset then
+    local n = size(q)
+    q.offset = n - q.published + q.acked
+    redis.call('HSET', q.meta, 'held_offset', q.offset)
+    return n
+  end
+  return q.published - q.acked + q.offset
+end
+
+-- A message arrived (by) or left (-by) other than by a publish or an ack. A queue without a count
+-- yet has nothing to move: it is made from the lists when first needed.
+local function shift(q, by)
+  if q.offset and q.type ~= 'stream' then
+    redis.call('HINCRBY', q.meta, 'held_offset', by)
+    q.offset = q.offset + by
+  end
 end
 
 -- The defaults a dead-letter queue gets when dead-lettering creates it (as QueueConfig{} does).
@@ -112,17 +182,17 @@ end
 local function createQueue(prefix, name, qtype, maxSize, ttl, visibility, maxDeliveries, dlq, nowMs, generation)
   local meta = metaKey(prefix, name)
   if redis.call('EXISTS', meta) == 1 then return false end
-  redis.call('HSET', meta, 'type', qtype, 'max_size', maxSize, 'ttl', ttl, 'visibility_timeout', visibility,
-             'max_deliveries', maxDeliveries, 'dead_letter_queue', dlq, 'created_ms', nowMs,
-             'published', 0, 'delivered', 0, 'acked', 0, 'nacked', 0, 'expired', 0, 'dead_lettered', 0,
-             'dropped', 0, 'redriven', 0)
+  -- In the order scripts read them (open): a small hash is a list Redis searches from its start.
+  redis.call('HSET', meta, 'type', qtype, 'max_size', maxSize, 'held_offset', 0, 'published', 0, 'acked', 0,
+             'ttl', ttl, 'visibility_timeout', visibility, 'max_deliveries', maxDeliveries,
+             'dead_letter_queue', dlq, 'created_ms', nowMs, 'delivered', 0, 'nacked', 0, 'expired', 0,
+             'dead_lettered', 0, 'dropped', 0, 'redriven', 0)
   if generation and generation ~= '' then redis.call('HSET', meta, 'gen', generation) end
   if REGISTRY then redis.call('SADD', REGISTRY, name) end
   redis.call('DEL', prefix .. '{' .. name .. '}:deleted')
   return true
 end
 
-local function count(q, field, by) redis.call('HINCRBY', q.meta, field, by or 1) end
 
 -- Ready messages -------------------------------------------------------------------------------
 
@@ -131,7 +201,7 @@ local function count(q, field, by) redis.call('HINCRBY', q.meta, field, by or 1)
 -- pcall: a script is not undone when it fails, and an ACL user without the channel must not
 -- leave a change half-made (the reaper wakes the other brokers then).
 local function wake(q)
-  if WOKEN[q.name] then return end
+  if not WOKEN then WOKEN = {} elseif WOKEN[q.name] then return end
   WOKEN[q.name] = true
   if redis.call('EXISTS', q.waiting) == 1 then redis.pcall('PUBLISH', q.prefix .. 'wake', q.name) end
 end
@@ -144,7 +214,7 @@ local function pushReady(q, message)      -- at the back of the line
     redis.call('ZADD', q.prios, p, p)
   elseif q.type == 'stream' then
     local entry = redis.call('XADD', q.stream, '*', 'm', message)
-    redis.call('HSET', q.ids, (parse(message)), entry)
+    redis.call('HSET', q.ids, idOf(message), entry)
   else
     redis.call('LPUSH', q.ready, message)
   end
@@ -187,8 +257,20 @@ local function readyCount(q)
   return n
 end
 
-local function size(q)
-  return readyCount(q) + redis.call('ZCARD', q.delayed) + redis.call('HLEN', q.leases)
+-- What q holds, counted from its lists: ready, delayed and leased.
+size = function(q, ready)
+  return (ready or readyCount(q)) + redis.call('ZCARD', q.delayed) + redis.call('HLEN', q.leases)
+end
+
+-- The reaper's check of q's held count against its lists (read afresh: the run may have moved it
+-- through another opening of q); `ready` when the caller counted the ready lists already. Returns 1
+-- when the count was wrong and is mended, 0 when it was right or is made now for the first time.
+local function mendHeld(q, ready)
+  local f = redis.call('HMGET', q.meta, 'held_offset', 'published', 'acked')
+  local offset = size(q, ready) - tonumber(f[2]) + tonumber(f[3])
+  if tonumber(f[1]) == offset then return 0 end
+  redis.call('HSET', q.meta, 'held_offset', offset)
+  return f[1] and 1 or 0
 end
 
 -- Transfers between slots (Redis Cluster) -----------------------------------------------------
@@ -222,7 +304,7 @@ local function reachable(from, name) return REGISTRY ~= nil or slotOf(from) == s
 -- A transfer's name holds the message id and the time besides the counter, so that a counter a
 -- failover set back (replication is asynchronous) never names a new transfer like an old one.
 local function sendAway(q, kind, target, message, original, nowMs)
-  local transfer = q.name .. ':' .. (parse(message)) .. ':' .. nowMs .. ':' .. redis.call('INCR', q.transfers)
+  local transfer = q.name .. ':' .. idOf(message) .. ':' .. nowMs .. ':' .. redis.call('INCR', q.transfers)
   redis.call('RPUSH', q.outbox, kind .. '\n' .. target .. '\n' .. transfer .. '\n' .. message .. '\n' .. (original or ''))
 end
 
@@ -233,9 +315,10 @@ end
 -- max_size: refusing would lose them. On a cluster a dead-letter queue in another slot (or one
 -- still to be made, which the registry must know first) gets it by a transfer.
 local function deadLetter(q, message, reason, nowMs, streamDeliveries)
-  local id = parse(message)
+  local id = idOf(message)
   local deliveries = streamDeliveries or tonumber(redis.call('HGET', q.deliveries, id) or '0')
   redis.call('HDEL', q.deliveries, id)
+  shift(q, -1)
   if q.dlq == '' then
     count(q, 'dropped')
     event('Dropped', q.name, id, deliveries, reason)
@@ -256,25 +339,26 @@ local function deadLetter(q, message, reason, nowMs, streamDeliveries)
     dlq = open(q.prefix, q.dlq)
   end
   pushReady(dlq, moved)
+  shift(dlq, 1)
   redis.call('HDEL', dlq.deliveries, id)
   return true
 end
 
 -- TTL ran out before delivery: counted, then dead-lettered when the queue has a dead-letter queue.
 local function expire(q, message, nowMs)
-  local id = parse(message)
+  local id = idOf(message)
   count(q, 'expired')
   event('Expired', q.name, id, 0, '')
   if q.dlq ~= '' then
     deadLetter(q, message, 'expired', nowMs)
   else
     redis.call('HDEL', q.deliveries, id)
+    shift(q, -1)
   end
 end
 
 local function isExpired(q, message, nowMs)
-  local _, ts = parse(message)
-  return ts + q.ttlMs <= nowMs
+  return tonumber(string.match(message, '^{"id":"[^"]+","ts":(%d+),')) + q.ttlMs <= nowMs
 end
 
 -- Stream queues ---------------------------------------------------------------------------------
@@ -304,7 +388,7 @@ end
 -- Removes an entry from the stream and from every group.
 local function removeEntry(q, entry, message)
   redis.call('XDEL', q.stream, entry)
-  redis.call('HDEL', q.ids, (parse(message)))
+  redis.call('HDEL', q.ids, idOf(message))
   for _, group in ipairs(groupNames(q)) do forgetPending(q, group, entry) end
 end
 
@@ -336,7 +420,7 @@ local function trimStream(q, limit)
   local done = redis.call('XRANGE', q.stream, '-', (exclusive and '(' or '') .. bound, 'COUNT', limit or 1000)
   for _, e in ipairs(done) do
     redis.call('XDEL', q.stream, e[1])
-    redis.call('HDEL', q.ids, (parse(e[2][2])))
+    redis.call('HDEL', q.ids, idOf(e[2][2]))
   end
 end
 

@@ -1,9 +1,9 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- The reaper of a list or priority queue; safe to run on every broker at once (it is atomic).
 -- KEYS: meta
--- ARGV: prefix, queue, now, limit (messages handled per step and kind)
+-- ARGV: prefix, queue, now, limit (messages handled per step and kind), check the held count (1/0)
 -- Replies {next due time (0: none; now: more to do), 1 when messages became deliverable, transfers
--- waiting in the outbox (cluster)}.
+-- waiting in the outbox (cluster), 1 when the queue's held count was wrong and was mended (lib.lua)}.
 local q = open(ARGV[1], ARGV[2])
 if not q or q.type == 'stream' then return answer({0, 0}) end
 local now = tonumber(ARGV[3])
@@ -55,7 +55,9 @@ end
 more = more or swept == limit
 
 -- Messages another broker published wake this broker's waiting consumers too (within a run).
-if available == 0 and readyCount(q) > 0 then available = 1 end
+local ready = readyCount(q)
+if ready > 0 then available = 1 end
+local mended = ARGV[5] == '1' and mendHeld(q, ready) or 0
 
 local nextDue = 0
 local first = redis.call('ZRANGE', q.deadlines, 0, 0, 'WITHSCORES')
@@ -65,4 +67,4 @@ if #first > 0 and (nextDue == 0 or tonumber(first[2]) < nextDue) then nextDue = 
 if more then nextDue = now end
 -- On a cluster, transfers waiting in the outbox (see lib.lua) are the broker's to hand over.
 local waiting = REGISTRY and 0 or redis.call('LLEN', q.outbox)
-return answer({nextDue, available, waiting})
+return answer({nextDue, available, waiting, mended})

@@ -23,10 +23,9 @@ local target = nil
 if action == 'move' and not reachable(q.name, ARGV[5]) then
   target = {name = ARGV[5], far = true}
 elseif action == 'move' then
-  target = open(ARGV[1], ARGV[5])
+  target = open(ARGV[1], ARGV[5], true)
   if not target then return redis.error_reply('TARGET_NOT_FOUND target queue not found') end
-  local held = target.type == 'stream' and redis.call('XLEN', target.stream) or size(target)
-  if held + asked > target.maxSize then return redis.error_reply('QUEUE_FULL queue size limit reached') end
+  if heldCount(target) + asked > target.maxSize then return redis.error_reply('QUEUE_FULL queue size limit reached') end
 elseif action == 'dead_letter' and q.dlq == '' then
   return redis.error_reply('NO_DLQ queue has no dead-letter queue')
 end
@@ -37,9 +36,11 @@ local function settleTaken(id, message, deliveries)
   done[#done + 1] = id
   if action == 'delete' then
     redis.call('HDEL', q.deliveries, id)
+    shift(q, -1)
     event('Deleted', q.name, id, deliveries, '')
   elseif action == 'move' then
     redis.call('HDEL', q.deliveries, id)
+    shift(q, -1)
     local _, _, rest = parse(message)
     event('Moved', q.name, id, deliveries, target.name)
     local moved = string.format('{"id":"%s","ts":%d,%s', id, now, withoutDeadLetter(rest))
@@ -48,6 +49,7 @@ local function settleTaken(id, message, deliveries)
     else
       redis.call('HDEL', target.deliveries, id)
       pushReady(target, moved)
+      shift(target, 1)
     end
   else
     deadLetter(q, message, 'manual', now, q.type == 'stream' and deliveries or nil)
@@ -98,7 +100,7 @@ end
 -- Delayed messages.
 if next(wanted) then
   for _, message in ipairs(redis.call('ZRANGE', q.delayed, 0, -1)) do
-    local id = parse(message)
+    local id = idOf(message)
     if wanted[id] then
       wanted[id] = nil
       redis.call('ZREM', q.delayed, message)
@@ -120,7 +122,7 @@ if next(wanted) then
     local messages = redis.call('LRANGE', key, 0, -1)
     for i = #messages, 1, -1 do
       local message = messages[i]
-      local id = parse(message)
+      local id = idOf(message)
       if wanted[id] then
         wanted[id] = nil
         if action == 'requeue' then

@@ -19,4 +19,5 @@ local n = size(q)
 local keys = {q.prios, q.delayed, q.leases, q.deadlines, q.deliveries}
 for _, key in ipairs(readyLists(q)) do keys[#keys + 1] = key end
 redis.call('DEL', unpack(keys))
+mendHeld(q, 0) -- nothing held now
 return answer(n)

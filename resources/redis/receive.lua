@@ -16,8 +16,9 @@ if not q then
   createQueue(prefix, name, 'list', 10000, 86400, 30, 5, '', now, ARGV[7])
   q = open(prefix, name)
 end
-redis.call('HDEL', q.deliveries, (parse(message)))
+redis.call('HDEL', q.deliveries, idOf(message))
 pushReady(q, message)
+shift(q, 1)
 if kind == 'redrive' then count(q, 'redriven') end
 redis.call('ZADD', received, now, transfer)
 redis.call('ZREMRANGEBYSCORE', received, '-inf', now - 86400000)

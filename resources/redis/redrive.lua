@@ -52,11 +52,13 @@ for _, key in ipairs(readyLists(source)) do
       if target or (not near and present[from]) then
         redis.call('LREM', key, 1, message)
         redis.call('HDEL', source.deliveries, id)
+        shift(source, -1)
         local back = string.format('{"id":"%s","ts":%d,%s', id, now, withoutDeadLetter(rest))
         if edits[id] then back = withPayload(back, edits[id]) end
         if target then
           redis.call('HDEL', target.deliveries, id)
           pushReady(target, back)
+          shift(target, 1)
           count(target, 'redriven')
         else
           sendAway(source, 'redrive', from, back, message, now)

@@ -19,7 +19,7 @@ for _, group in ipairs(groupNames(q)) do
     local deliveries = pendingDeliveries(q, group, entry)
     local message = entryMessage(q, entry)
     if deliveries and message then
-      event('LeaseExpired', q.name, (parse(message)), deliveries, group)
+      event('LeaseExpired', q.name, idOf(message), deliveries, group)
       if deliveries >= q.maxDeliveries then
         forgetPending(q, group, entry)
         deadLetter(q, message, 'max_deliveries', now, deliveries)
