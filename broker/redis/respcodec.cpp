@@ -4,6 +4,7 @@
 #include <hiredis/read.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <memory>
@@ -87,6 +88,19 @@ void freeReply(void *reply)
 redisReplyObjectFunctions replyFunctions{createString, createArray, createInteger, createNil, freeReply};
 
 } // namespace
+
+QByteArray decimal(qint64 n)
+{
+    static const std::array<QByteArray, 64> small = [] {
+        std::array<QByteArray, 64> numbers;
+        for (std::size_t i = 0; i < numbers.size(); ++i)
+            numbers[i] = QByteArray::number(qulonglong(i));
+        return numbers;
+    }();
+    if (n >= 0 && n < qint64(small.size()))
+        return small[std::size_t(n)];
+    return QByteArray::number(n);
+}
 
 bool appendCommand(QByteArray &out, const QByteArrayList &args)
 {

@@ -17,6 +17,10 @@ namespace Broker::Redis {
 // False only when memory runs out.
 bool appendCommand(QByteArray &out, const QByteArrayList &args);
 
+// A whole number as a command argument. The small ones (key counts, counts, flags) are made once
+// and shared: QByteArray::number allocates and formats for each.
+QByteArray decimal(qint64 n);
+
 // hiredis's RESP reader (protocol only, no I/O), building RedisReply values: bytes go in as they
 // arrive, whole replies come out. Bounded: bytes received and not yet parsed may not pass
 // `maxBufferedBytes` (the elements of an unfinished array are parsed as they come).

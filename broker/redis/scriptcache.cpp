@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scriptcache.h"
 
+#include "respcodec.h"
+
 #include <QCryptographicHash>
 #include <QFile>
 
@@ -57,7 +59,7 @@ void ScriptRunner::run(const Script &script, const QByteArrayList &keys, const Q
     QByteArrayList call;
     call.reserve(3 + keys.size() + args.size());
     call << (function ? QByteArrayLiteral("FCALL") : QByteArrayLiteral("EVALSHA"))
-         << (function ? script.function : script.sha1) << QByteArray::number(keys.size());
+         << (function ? script.function : script.sha1) << decimal(keys.size());
     call += keys;
     call += args;
     if (function)

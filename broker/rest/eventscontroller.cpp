@@ -18,10 +18,10 @@ namespace {
 constexpr int MaxQueuePatterns = 32;
 
 // The values of a list parameter, given comma-separated, repeated, or both.
-QStringList listParameter(const QUrlQuery &query, const QString &name)
+QStringList listParameter(const QueryParameters &query, QByteArrayView name)
 {
     QStringList values;
-    for (const QString &item : query.allQueryItemValues(name, QUrl::FullyDecoded)) {
+    for (const QString &item : query.values(name)) {
         for (const QString &value : item.split(u',', Qt::SkipEmptyParts))
             values.append(value.trimmed());
     }
@@ -73,10 +73,10 @@ EventsController::~EventsController()
 
 Result<EventSelection> EventsController::selection(const ExchangePtr &exchange, bool seesCounters) const
 {
-    const QUrlQuery &query = exchange->query();
+    const QueryParameters &query = exchange->query();
     EventSelection selection;
     static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9_.*?-]{1,128}$"));
-    selection.queuePatterns = listParameter(query, QStringLiteral("queues"));
+    selection.queuePatterns = listParameter(query, "queues");
     if (selection.queuePatterns.size() > MaxQueuePatterns)
         return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid queues filter: at most %1 patterns").arg(MaxQueuePatterns)};
     for (const QString &glob : std::as_const(selection.queuePatterns)) {
@@ -85,7 +85,7 @@ Result<EventSelection> EventsController::selection(const ExchangePtr &exchange, 
                          QStringLiteral("Queue names and the wildcards * and ?, comma-separated")};
     }
 
-    const QStringList types = listParameter(query, QStringLiteral("events"));
+    const QStringList types = listParameter(query, "events");
     if (!types.isEmpty()) {
         selection.messages = selection.queues = selection.broker = false;
         for (const QString &type : types) {
@@ -105,7 +105,7 @@ Result<EventSelection> EventsController::selection(const ExchangePtr &exchange, 
         selection.queues = selection.broker = false;
     }
 
-    for (const QString &name : listParameter(query, QStringLiteral("kinds"))) {
+    for (const QString &name : listParameter(query, "kinds")) {
         const std::optional<MessageEventKind> kind = messageEventKindFromName(name);
         if (!kind)
             return Error{ErrorCode::InvalidArgument, QStringLiteral("Invalid kinds: '%1'").arg(name.left(64)),
@@ -126,7 +126,7 @@ void EventsController::open(const ExchangePtr &exchange)
         return;
 
     int heartbeatSeconds = m_context.options.events.heartbeatSeconds;
-    if (const QString value = exchange->query().queryItemValue(QStringLiteral("heartbeat")); !value.isEmpty()) {
+    if (const QString value = exchange->query().value("heartbeat"); !value.isEmpty()) {
         bool ok = false;
         heartbeatSeconds = value.toInt(&ok);
         if (!ok || heartbeatSeconds < 1 || heartbeatSeconds > 300)
@@ -140,7 +140,7 @@ void EventsController::open(const ExchangePtr &exchange)
     QString gapReason;
     QByteArray lastId = exchange->header("last-event-id").toByteArray().trimmed();
     if (lastId.isEmpty())
-        lastId = exchange->query().queryItemValue(QStringLiteral("last_event_id"), QUrl::FullyDecoded).toLatin1();
+        lastId = exchange->query().value("last_event_id").toLatin1();
     if (!lastId.isEmpty()) {
         static const QRegularExpression idPattern(QStringLiteral("^([a-z0-9]{1,16})-([0-9]{1,19})$"));
         const QRegularExpressionMatch match = idPattern.match(QString::fromLatin1(lastId));

@@ -38,11 +38,28 @@ int httpStatusFor(ErrorCode code)
     return 500;
 }
 
+namespace {
+
+// The query as the client sent it: from the request line the guard read (no URL to make and read
+// again), or from Qt's URL when there is no channel.
+QueryParameters queryOf(const QHttpServerRequest &request, const RequestChannel *channel)
+{
+    if (!channel)
+        return QueryParameters(request.url().query(QUrl::FullyEncoded).toLatin1());
+    QByteArrayView target = channel->meta().head.target();
+    if (const qsizetype fragment = target.indexOf('#'); fragment >= 0)
+        target.truncate(fragment);
+    const qsizetype mark = target.indexOf('?');
+    return QueryParameters(mark < 0 ? QByteArrayView() : target.sliced(mark + 1));
+}
+
+} // namespace
+
 Exchange::Exchange(const QHttpServerRequest &request, RequestChannel *channel)
     : m_channel(channel),
       m_method(request.method()),
       m_path(request.url().path(QUrl::FullyEncoded)), // the router decodes segment by segment
-      m_query(request.url()),
+      m_query(queryOf(request, channel)),
       m_head(channel ? channel->meta().head : RequestHead{}),
       m_body(channel ? channel->meta().body : request.body()),
       m_remote(request.remoteAddress()),

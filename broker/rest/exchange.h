@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "queryparameters.h"
 #include "rawresponse.h"
 #include "requestframer.h"
 
@@ -16,7 +17,6 @@
 #include <QPointer>
 #include <QString>
 #include <QStringList>
-#include <QUrlQuery>
 
 #include <functional>
 #include <memory>
@@ -39,7 +39,7 @@ public:
     // The request: method and URL as QHttpServer parsed them, fields and body as the guard did.
     QHttpServerRequest::Method method() const { return m_method; }
     const QString &path() const { return m_path; }
-    const QUrlQuery &query() const { return m_query; }
+    const QueryParameters &query() const { return m_query; }
     QByteArrayView header(QByteArrayView name) const { return m_head.field(name); } // case-insensitive
     const QByteArray &body() const { return m_body; }
     QHostAddress remoteAddress() const;
@@ -100,7 +100,7 @@ private:
     QPointer<RequestChannel> m_channel;
     QHttpServerRequest::Method m_method;
     QString m_path;
-    QUrlQuery m_query;
+    QueryParameters m_query;
     RequestHead m_head;
     QByteArray m_body;
     QHostAddress m_remote;

@@ -245,7 +245,7 @@ void MessagesController::publishBatch(const ExchangePtr &exchange)
 void MessagesController::consume(const ExchangePtr &exchange)
 {
     const QString queue = exchange->params.value(0);
-    const QUrlQuery &query = exchange->query();
+    const QueryParameters &query = exchange->query();
     const EngineOptions &engine = m_context.broker.options();
     const Result<bool> acknowledge = queryBool(query, "acknowledge", true);
     const Validation::Range counts = Validation::consumeCount(engine);
@@ -273,7 +273,7 @@ void MessagesController::consume(const ExchangePtr &exchange)
         const ExchangePtr alive = weak.lock();
         return alive && !alive->clientGone();
     };
-    const bool single = !query.hasQueryItem(QStringLiteral("count")) || *count == 1;
+    const bool single = !query.contains("count") || *count == 1;
     m_context.broker.consume(queue, request, qint64(*wait * 1000.0),
                              [exchange, single, acknowledge = *acknowledge](Result<QList<Message>> messages) {
                                  if (!check(exchange, messages))

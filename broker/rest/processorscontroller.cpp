@@ -28,7 +28,7 @@ ProcessorsController::ProcessorsController(RestContext &context, Router &router)
 void ProcessorsController::list(const ExchangePtr &exchange)
 {
     // Validation before permission, as every handler checks (gCore's order).
-    const bool filtered = exchange->query().hasQueryItem(QStringLiteral("queue"));
+    const bool filtered = exchange->query().contains("queue");
     const QString queue = queryString(exchange->query(), "queue");
     if (filtered && !check(exchange, Validation::queueName(queue)))
         return;

@@ -205,7 +205,7 @@ void QueuesController::purge(const ExchangePtr &exchange)
 void QueuesController::browse(const ExchangePtr &exchange)
 {
     const QString name = exchange->params.value(0);
-    const QUrlQuery &query = exchange->query();
+    const QueryParameters &query = exchange->query();
     const Result<qint64> offset = queryInteger(query, "offset", 0, std::numeric_limits<int>::max(), 0);
     const Validation::Range limits = Validation::browseLimit(m_context.broker.options());
     const Result<qint64> limit = queryInteger(query, "limit", limits.min, limits.max, 50);
@@ -214,7 +214,7 @@ void QueuesController::browse(const ExchangePtr &exchange)
     BrowseQuery browse;
     browse.offset = *offset;
     browse.limit = *limit;
-    if (query.hasQueryItem(QStringLiteral("state"))) {
+    if (query.contains("state")) {
         const std::optional<MessageState> state = messageStateFromName(queryString(query, "state"));
         if (!state)
             return exchange->sendProblem(400, QStringLiteral("Invalid state: expected ready, delayed, in_flight or dead"));
@@ -224,7 +224,7 @@ void QueuesController::browse(const ExchangePtr &exchange)
     browse.id = queryString(query, "id");
     // header=key:value matches that value; header=key, any message that has the header.
     const QString header = queryString(query, "header");
-    if (query.hasQueryItem(QStringLiteral("header"))) {
+    if (query.contains("header")) {
         const qsizetype colon = header.indexOf(u':');
         browse.headerKey = colon < 0 ? header : header.left(colon);
         if (colon >= 0)

@@ -14,14 +14,14 @@ Error invalidParameter(const char *name, const QString &expected)
 }
 } // namespace
 
-QString queryString(const QUrlQuery &query, const char *name)
+QString queryString(const QueryParameters &query, const char *name)
 {
-    return query.queryItemValue(QString::fromLatin1(name), QUrl::FullyDecoded);
+    return query.value(name);
 }
 
-Result<qint64> queryInteger(const QUrlQuery &query, const char *name, qint64 min, qint64 max, qint64 fallback)
+Result<qint64> queryInteger(const QueryParameters &query, const char *name, qint64 min, qint64 max, qint64 fallback)
 {
-    if (!query.hasQueryItem(QString::fromLatin1(name)))
+    if (!query.contains(name))
         return fallback;
     bool ok = false;
     const qint64 value = queryString(query, name).toLongLong(&ok);
@@ -30,9 +30,9 @@ Result<qint64> queryInteger(const QUrlQuery &query, const char *name, qint64 min
     return value;
 }
 
-Result<double> queryNumber(const QUrlQuery &query, const char *name, double min, double max, double fallback)
+Result<double> queryNumber(const QueryParameters &query, const char *name, double min, double max, double fallback)
 {
-    if (!query.hasQueryItem(QString::fromLatin1(name)))
+    if (!query.contains(name))
         return fallback;
     bool ok = false;
     const double value = queryString(query, name).toDouble(&ok);
@@ -41,9 +41,9 @@ Result<double> queryNumber(const QUrlQuery &query, const char *name, double min,
     return value;
 }
 
-Result<bool> queryBool(const QUrlQuery &query, const char *name, bool fallback)
+Result<bool> queryBool(const QueryParameters &query, const char *name, bool fallback)
 {
-    if (!query.hasQueryItem(QString::fromLatin1(name)))
+    if (!query.contains(name))
         return fallback;
     const QString value = queryString(query, name).toLower();
     if (value == QLatin1StringView("true") || value == QLatin1StringView("1"))

@@ -9,6 +9,7 @@
 
 #include "core/messageid.h"
 #include "redis/hashslot.h"
+#include "redis/respcodec.h"
 #include "errors/logging.h"
 
 #include <algorithm>
@@ -364,8 +365,8 @@ void RedisOperations::consume(const QString &name, const ConsumeRequest &request
             return done(QList<Message>{});
         const bool stream = *kind == QueueKind::Stream;
         const QString group = request.group.isEmpty() ? QStringLiteral("default") : request.group;
-        QByteArrayList args{QByteArray::number(request.count), request.acknowledge ? "1" : "0",
-                            QByteArray::number(request.visibilityTimeoutMs)};
+        QByteArrayList args{Redis::decimal(request.count), request.acknowledge ? "1" : "0",
+                            Redis::decimal(request.visibilityTimeoutMs)};
         if (stream)
             args << group.toUtf8() << (request.consumer.isEmpty() ? request.user : request.consumer).toUtf8();
         // Streams lease redelivered entries even for acknowledge=true (as the memory store does).
@@ -423,7 +424,7 @@ void RedisOperations::settle(const QString &name, const MessageRef &ref, const c
         const bool stream = *kind == QueueKind::Stream;
         if (stream)
             args << ref.group.toUtf8();
-        args << QByteArray::number(ms);
+        args << Redis::decimal(ms);
         if (stream)
             args << m_ids.newReceipt().toLatin1();
         run(stream ? m_script.streamSettle : m_script.settle, name, std::move(args), Retry::Never, std::move(done),

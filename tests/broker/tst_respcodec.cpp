@@ -7,6 +7,8 @@
 
 #include <QTest>
 
+#include <limits>
+
 using namespace Broker::Redis;
 
 class TestRespCodec : public QObject
@@ -17,6 +19,7 @@ private Q_SLOTS:
     void commandAsHiredisFormatsIt_data();
     void commandAsHiredisFormatsIt();
     void commandAppendsToWhatIsThere();
+    void decimalIsQByteArrayNumber();
     void readsEveryType();
     void readsNestedArraysByteByByte();
     void readsSeveralRepliesFromOneFeed();
@@ -78,6 +81,14 @@ void TestRespCodec::commandAppendsToWhatIsThere()
     QByteArray out = "*1\r\n$4\r\nPING\r\n";
     QVERIFY(appendCommand(out, {"GET", "k"}));
     QCOMPARE(out, QByteArray("*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"));
+}
+
+void TestRespCodec::decimalIsQByteArrayNumber()
+{
+    // The shared small ones and the made ones, across the edge and beyond.
+    for (const qint64 n : {qint64(0), qint64(1), qint64(9), qint64(10), qint64(63), qint64(64), qint64(-1),
+                           qint64(30'000), std::numeric_limits<qint64>::max(), std::numeric_limits<qint64>::min()})
+        QCOMPARE(decimal(n), QByteArray::number(n));
 }
 
 void TestRespCodec::readsEveryType()
