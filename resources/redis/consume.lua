@@ -2,7 +2,7 @@
 -- KEYS: meta
 -- ARGV: prefix, queue, now, count, acknowledge (1/0), lease ms (0: the queue's), receipts (one per message wanted when leasing)
 -- Replies {{message, deliveries, receipt, deadline}...}: receipt '' and deadline 0 when acknowledged.
-local q = open(ARGV[1], ARGV[2])
+local q = open(ARGV[1], ARGV[2], TAKING)
 if not q then return notFound() end
 if q.type == 'stream' then return redis.error_reply('WRONG_KIND a stream queue now') end
 local now = tonumber(ARGV[3])

@@ -99,21 +99,6 @@ local KEY_SUFFIXES = {
   deadlines = 'deadlines', deliveries = 'deliveries', stream = 'stream', ids = 'ids', groupPrefix = 'g:',
   deadlinePrefix = 'gd:', outbox = 'outbox', transfers = 'transfers', waiting = 'waiting',
 }
-local function lazily(fields)
-  return {__index = function(q, name)
-    local value
-    local from = fields[name]
-    if from then
-      value = from(q.fields)
-    else
-      local suffix = KEY_SUFFIXES[name]
-      if not suffix then return nil end
-      value = q.base .. suffix
-    end
-    rawset(q, name, value)
-    return value
-  end}
-end
 
 -- How many messages a list or priority queue holds (ready, delayed and leased: what max_size
 -- counts) is kept without counting them: held = published - acked + held_offset, three fields of
@@ -122,40 +107,60 @@ end
 -- (dead-lettered, moved, redriven or handed in, given back) and departure (expired, dead-lettered
 -- or dropped, deleted, moved or redriven away, purged) moves held_offset (shift). A queue without
 -- the field (made by an earlier version) gets it from its lists when a script first needs it, and
--- the reaper checks it against the lists on every run (maintain.lua), mending it if it is wrong.
+-- every tenth reaper round checks it against the lists (maintain.lua), mending it if it is wrong.
 -- Stream queues count XLEN instead.
 local size -- below, with the ready lists
 
--- What open() reads of the meta hash: the options, or (`counting`: publish, a move's target) only
--- what a change that adds messages needs.
-local OPTION_FIELDS = {'type', 'max_size', 'held_offset', 'ttl', 'visibility_timeout', 'max_deliveries',
-                       'dead_letter_queue'}
-local OPTIONS = lazily({
-  maxSize = function(f) return tonumber(f[2]) end,
-  offset = function(f) return tonumber(f[3]) end,
-  ttlMs = function(f) return tonumber(f[4]) * 1000 end,
-  visibilityMs = function(f) return tonumber(f[5]) * 1000 end,
-  maxDeliveries = function(f) return tonumber(f[6]) end,
-  dlq = function(f) return f[7] or '' end,
-})
-local COUNT_FIELDS = {'type', 'max_size', 'held_offset', 'published', 'acked'}
-local COUNTING = lazily({
-  maxSize = function(f) return tonumber(f[2]) end,
-  offset = function(f) return tonumber(f[3]) end,
-  published = function(f) return tonumber(f[4]) end,
-  acked = function(f) return tonumber(f[5]) end,
-})
+-- What a script reads of a queue's meta hash (open): a set of fields, and what is made of them when
+-- first asked for. Asking for something made of a field the set does not read is an error, not a nil.
+local FIELD_OF = {
+  maxSize = 'max_size', offset = 'held_offset', ttlMs = 'ttl', visibilityMs = 'visibility_timeout',
+  maxDeliveries = 'max_deliveries', dlq = 'dead_letter_queue', published = 'published', acked = 'acked',
+}
+-- The library's top level runs when it is loaded, where Lua's own globals (tonumber, ipairs) are
+-- not there yet: it names them only inside functions.
+local function number(text) return tonumber(text) end
+local function seconds(text) return tonumber(text) * 1000 end
+local function counter(text) return tonumber(text) or 0 end -- one HINCRBY has not made yet
+local MADE = {
+  maxSize = number, offset = number, ttlMs = seconds, visibilityMs = seconds, maxDeliveries = number,
+  dlq = function(text) return text or '' end, published = counter, acked = counter,
+}
+local function fieldSet(...)
+  local names, at = {...}, {}
+  for i = 1, #names do at[names[i]] = i end
+  return {names = names, meta = {__index = function(q, name)
+    local value
+    local field = FIELD_OF[name]
+    if field then
+      if not at[field] then error('queue ' .. q.name .. ' was opened without its ' .. field) end
+      value = MADE[name](q.fields[at[field]])
+    else
+      local suffix = KEY_SUFFIXES[name]
+      if not suffix then return nil end
+      value = q.base .. suffix
+    end
+    rawset(q, name, value)
+    return value
+  end}}
+end
+-- Every option (the default); what a change that adds messages needs (publish, a move's target);
+-- what taking messages needs (consume).
+local OPTIONS = fieldSet('type', 'max_size', 'held_offset', 'ttl', 'visibility_timeout', 'max_deliveries',
+                         'dead_letter_queue')
+local COUNTING = fieldSet('type', 'max_size', 'held_offset', 'published', 'acked')
+local TAKING = fieldSet('type', 'held_offset', 'ttl', 'visibility_timeout', 'dead_letter_queue')
 
-local function open(prefix, name, counting)
+local function open(prefix, name, fields)
+  fields = fields or OPTIONS
   local base = prefix .. '{' .. name .. '}:'
   local meta = base .. 'meta'
-  local f = redis.call('HMGET', meta, unpack(counting and COUNT_FIELDS or OPTION_FIELDS))
+  local f = redis.call('HMGET', meta, unpack(fields.names))
   if not f[1] then return nil end
-  return setmetatable({name = name, prefix = prefix, base = base, meta = meta, type = f[1], fields = f},
-                      counting and COUNTING or OPTIONS)
+  return setmetatable({name = name, prefix = prefix, base = base, meta = meta, type = f[1], fields = f}, fields.meta)
 end
 
--- What q holds against max_size, by its count (q opened counting). Writes the count first when the
+-- What q holds against max_size, by its count (q opened with COUNTING). Writes the count first when the
 -- queue has none yet.
 local function heldCount(q)
   if q.type == 'stream' then return redis.call('XLEN', q.stream) end
@@ -267,7 +272,7 @@ end
 -- when the count was wrong and is mended, 0 when it was right or is made now for the first time.
 local function mendHeld(q, ready)
   local f = redis.call('HMGET', q.meta, 'held_offset', 'published', 'acked')
-  local offset = size(q, ready) - tonumber(f[2]) + tonumber(f[3])
+  local offset = size(q, ready) - (tonumber(f[2]) or 0) + (tonumber(f[3]) or 0)
   if tonumber(f[1]) == offset then return 0 end
   redis.call('HSET', q.meta, 'held_offset', offset)
   return f[1] and 1 or 0

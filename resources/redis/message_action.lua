@@ -23,7 +23,7 @@ local target = nil
 if action == 'move' and not reachable(q.name, ARGV[5]) then
   target = {name = ARGV[5], far = true}
 elseif action == 'move' then
-  target = open(ARGV[1], ARGV[5], true)
+  target = open(ARGV[1], ARGV[5], COUNTING)
   if not target then return redis.error_reply('TARGET_NOT_FOUND target queue not found') end
   if heldCount(target) + asked > target.maxSize then return redis.error_reply('QUEUE_FULL queue size limit reached') end
 elseif action == 'dead_letter' and q.dlq == '' then

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- KEYS: meta   ARGV: prefix, queue, now, then per message: due (0: now), message
 -- All or nothing: max_size is checked for the whole batch before anything is added.
-local q = open(ARGV[1], ARGV[2], true)
+local q = open(ARGV[1], ARGV[2], COUNTING)
 if not q then return notFound() end
 local n = (#ARGV - 3) / 2
 local held = heldCount(q)
