@@ -12,6 +12,7 @@
 #include "engine/queuetyperegistry.h"
 
 #include "../support/awaitresult.h"
+#include "../support/brokeronredis.h"
 #include "../support/rediscluster.h"
 #include "../support/redisserver.h"
 #include "../support/teststore.h"
@@ -58,15 +59,11 @@ public:
     QString errorString() const { return m_cluster ? m_cluster->errorString() : m_server->errorString(); }
     RedisStoreOptions options() const
     {
+        if (m_cluster)
+            return clusterStoreOptions(*m_cluster, 2);
         RedisStoreOptions options;
         options.pool.size = 2;
-        if (!m_cluster) {
-            options.connection.port = m_server->port();
-            return options;
-        }
-        options.cluster.emplace();
-        for (quint16 port : m_cluster->ports())
-            options.cluster->seeds.append(Redis::NodeAddress{QStringLiteral("127.0.0.1"), port});
+        options.connection.port = m_server->port();
         return options;
     }
     QByteArray cli(const QByteArray &key, QStringList args)
@@ -78,11 +75,9 @@ public:
     }
     void flush()
     {
-        if (!m_cluster)
-            return void(m_server->cli({QStringLiteral("FLUSHALL")}));
-        for (int i = 0; i < m_cluster->size(); ++i)
-            if (m_cluster->node(i).cli({QStringLiteral("ROLE")}).startsWith("master"))
-                m_cluster->node(i).cli({QStringLiteral("FLUSHALL")});
+        if (m_cluster)
+            return m_cluster->flushPrimaries();
+        m_server->cli({QStringLiteral("FLUSHALL")});
     }
 
 private:

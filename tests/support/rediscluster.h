@@ -90,6 +90,13 @@ public:
             out << server->port();
         return out;
     }
+    // Empties every primary (replicas follow), so that a test starts from nothing.
+    void flushPrimaries()
+    {
+        for (int i = 0; i < size(); ++i)
+            if (node(i).cli({QStringLiteral("ROLE")}).startsWith("master"))
+                node(i).cli({QStringLiteral("FLUSHALL")});
+    }
     // The index of the node serving `key` as primary, -1 when none is known.
     int primaryFor(const QByteArray &key)
     {
