@@ -379,17 +379,19 @@ void RedisOperations::consume(const QString &name, const ConsumeRequest &request
              done = std::move(done)](Result<RedisReply> reply) {
                 if (!reply)
                     return done(reply.error());
+                // Four elements per message, flat: message, deliveries, receipt, lease deadline.
+                const QList<RedisReply> &items = reply->elements;
                 QList<Message> delivered;
-                delivered.reserve(reply->elements.size());
-                for (const RedisReply &item : reply->elements) {
+                delivered.reserve(items.size() / 4);
+                for (qsizetype at = 0; at + 3 < items.size(); at += 4) {
                     Message message;
-                    if (!RedisMessage::decode(item.elements.value(0).string, name, message)) {
+                    if (!RedisMessage::decode(items.at(at).string, name, message)) {
                         qCWarning(lcStorage) << "Redis queue" << name << "holds a message this broker cannot read";
                         continue;
                     }
-                    message.deliveryCount = int(integerOf(item.elements.value(1)));
-                    message.receipt = QString::fromLatin1(item.elements.value(2).string);
-                    message.leaseDeadlineMs = integerOf(item.elements.value(3));
+                    message.deliveryCount = int(integerOf(items.at(at + 1)));
+                    message.receipt = QString::fromLatin1(items.at(at + 2).string);
+                    message.leaseDeadlineMs = integerOf(items.at(at + 3));
                     if (stream)
                         message.group = group;
                     const quint64 sequence = MessageId::parse(message.id).value_or(0);

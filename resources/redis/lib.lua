@@ -39,12 +39,11 @@
 -- the prefix. Dead-lettering and redrive reach keys of other queues (docs/redis.md, "Redis Cluster").
 -- The call's keys and arguments, and what it gathers as it runs: set afresh by begin() for every
 -- call, since a library's functions outlive the calls.
-local KEYS, ARGV, REGISTRY, EVENTS, WOKEN
+local KEYS, ARGV, REGISTRY, EVENTS
 local function begin(keys, args)
   KEYS, ARGV = keys, args
   REGISTRY = #keys == 2 and keys[2] or nil
   EVENTS = nil -- made by the first event (most calls have none)
-  WOKEN = nil
 end
 
 local function event(kind, queue, id, deliveries, detail)
@@ -74,6 +73,11 @@ local function idOf(message)
   return (string.match(message, '^{"id":"([^"]+)"'))
 end
 
+-- A stored message's id and timestamp (text: arithmetic converts it), by one match.
+local function stampOf(message)
+  return string.match(message, '^{"id":"([^"]+)","ts":(%d+),')
+end
+
 local function withoutDeadLetter(rest)
   return (string.gsub(rest, '^"dl":{[^}]*},', '', 1))
 end
@@ -91,11 +95,10 @@ local function count(q, field, by)
   redis.call('HINCRBY', q.meta, field, (by == nil or by == 1) and '1' or by)
 end
 
--- A queue's key names and its options are made when a script first asks for one (q.ready,
--- q.ttlMs, ...): a script uses a few of them, each key name is a new string for Lua to hash and
--- each number an strtod.
+-- A queue's key names are made when a script first asks for one (q.ready, q.leases, ...): a script
+-- uses a few of them, and each is a new string for Lua to hash.
 local KEY_SUFFIXES = {
-  meta = 'meta', ready = 'ready', prios = 'prios', delayed = 'delayed', leases = 'leases',
+  ready = 'ready', prios = 'prios', delayed = 'delayed', leases = 'leases',
   deadlines = 'deadlines', deliveries = 'deliveries', stream = 'stream', ids = 'ids', groupPrefix = 'g:',
   deadlinePrefix = 'gd:', outbox = 'outbox', transfers = 'transfers', waiting = 'waiting',
 }
@@ -111,45 +114,47 @@ local KEY_SUFFIXES = {
 -- Stream queues count XLEN instead.
 local size -- below, with the ready lists
 
--- What a script reads of a queue's meta hash (open): a set of fields, and what is made of them when
--- first asked for. Asking for something made of a field the set does not read is an error, not a nil.
-local FIELD_OF = {
-  maxSize = 'max_size', offset = 'held_offset', ttlMs = 'ttl', visibilityMs = 'visibility_timeout',
-  maxDeliveries = 'max_deliveries', dlq = 'dead_letter_queue', published = 'published', acked = 'acked',
+-- What a script reads of a queue's meta hash (open): a set of fields, which the set's own function
+-- makes into q's values at once. (Made on first use through a metatable they cost Redis about 3 k
+-- instructions each: a Lua call, two lookups and a rawset.) A number the hash lacks is false; a
+-- value the set does not read is not in q, and asking for it is an error, not a nil.
+local VALUE_NAMES = {
+  maxSize = true, offset = true, ttlMs = true, visibilityMs = true, maxDeliveries = true, dlq = true,
+  published = true, acked = true, delivered = true,
 }
--- The library's top level runs when it is loaded, where Lua's own globals (tonumber, ipairs) are
--- not there yet: it names them only inside functions.
-local function number(text) return tonumber(text) end
-local function seconds(text) return tonumber(text) * 1000 end
-local function counter(text) return tonumber(text) or 0 end -- one HINCRBY has not made yet
-local MADE = {
-  maxSize = number, offset = number, ttlMs = seconds, visibilityMs = seconds, maxDeliveries = number,
-  dlq = function(text) return text or '' end, published = counter, acked = counter,
-}
-local function fieldSet(...)
-  local names, at = {...}, {}
-  for i = 1, #names do at[names[i]] = i end
-  return {names = names, meta = {__index = function(q, name)
-    local value
-    local field = FIELD_OF[name]
-    if field then
-      if not at[field] then error('queue ' .. q.name .. ' was opened without its ' .. field) end
-      value = MADE[name](q.fields[at[field]])
-    else
-      local suffix = KEY_SUFFIXES[name]
-      if not suffix then return nil end
-      value = q.base .. suffix
-    end
-    rawset(q, name, value)
-    return value
-  end}}
-end
+local KEYS_OF = {__index = function(q, name)
+  local suffix = KEY_SUFFIXES[name]
+  if not suffix then
+    if VALUE_NAMES[name] then error('queue ' .. q.name .. ' was opened without its ' .. name) end
+    return nil
+  end
+  local key = q.base .. suffix
+  q[name] = key -- a plain assignment: the metatable has no __newindex
+  return key
+end}
 -- Every option (the default); what a change that adds messages needs (publish, a move's target);
--- what taking messages needs (consume).
-local OPTIONS = fieldSet('type', 'max_size', 'held_offset', 'ttl', 'visibility_timeout', 'max_deliveries',
-                         'dead_letter_queue')
-local COUNTING = fieldSet('type', 'max_size', 'held_offset', 'published', 'acked')
-local TAKING = fieldSet('type', 'held_offset', 'ttl', 'visibility_timeout', 'dead_letter_queue')
+-- what taking messages needs (consume). Each makes q in one table constructor, which sizes the
+-- table for what it holds and a few key names more (a table grown a field at a time is rehashed).
+-- Arithmetic on a field's text converts it (one strtod; tonumber is a call and two of them). HMGET
+-- gives false for a missing field: a missing held_offset stays false (heldCount makes it), counters
+-- missing from an old queue's hash (no HINCRBY made them yet) are 0.
+local OPTIONS = {names = {'type', 'max_size', 'held_offset', 'ttl', 'visibility_timeout', 'max_deliveries',
+                          'dead_letter_queue'}, make = function(f, name, prefix, base, meta)
+  return {name = name, prefix = prefix, base = base, meta = meta, type = f[1], woken = false,
+          maxSize = f[2] + 0, offset = f[3] and f[3] + 0, ttlMs = f[4] * 1000, visibilityMs = f[5] * 1000,
+          maxDeliveries = f[6] + 0, dlq = f[7] or ''}
+end}
+local COUNTING = {names = {'type', 'max_size', 'held_offset', 'published', 'acked'}, make = function(f, name, prefix, base, meta)
+  return {name = name, prefix = prefix, base = base, meta = meta, type = f[1], woken = false,
+          maxSize = f[2] + 0, offset = f[3] and f[3] + 0, published = (f[4] or 0) + 0,
+          acked = (f[5] or 0) + 0}
+end}
+local TAKING = {names = {'type', 'held_offset', 'ttl', 'visibility_timeout', 'dead_letter_queue', 'acked',
+                         'delivered'}, make = function(f, name, prefix, base, meta)
+  return {name = name, prefix = prefix, base = base, meta = meta, type = f[1], woken = false,
+          offset = f[2] and f[2] + 0, ttlMs = f[3] * 1000, visibilityMs = f[4] * 1000, dlq = f[5] or '',
+          acked = (f[6] or 0) + 0, delivered = (f[7] or 0) + 0}
+end}
 
 local function open(prefix, name, fields)
   fields = fields or OPTIONS
@@ -157,7 +162,7 @@ local function open(prefix, name, fields)
   local meta = base .. 'meta'
   local f = redis.call('HMGET', meta, unpack(fields.names))
   if not f[1] then return nil end
-  return setmetatable({name = name, prefix = prefix, base = base, meta = meta, type = f[1], fields = f}, fields.meta)
+  return setmetatable(fields.make(f, name, prefix, base, meta), KEYS_OF)
 end
 
 -- What q holds against max_size, by its count (q opened with COUNTING). Writes the count first when the
@@ -202,12 +207,13 @@ end
 -- Ready messages -------------------------------------------------------------------------------
 
 -- Long polls on other brokers (RedisWakeups): while one of them waits on Q (P{Q}:waiting exists),
--- the first message a script makes ready in Q publishes Q's name on the channel P .. 'wake'. By
+-- the first message a script makes ready in Q (per opening of Q) publishes Q's name on the channel
+-- P .. 'wake'. By
 -- pcall: a script is not undone when it fails, and an ACL user without the channel must not
 -- leave a change half-made (the reaper wakes the other brokers then).
 local function wake(q)
-  if not WOKEN then WOKEN = {} elseif WOKEN[q.name] then return end
-  WOKEN[q.name] = true
+  if q.woken then return end
+  q.woken = true
   if redis.call('EXISTS', q.waiting) == 1 then redis.pcall('PUBLISH', q.prefix .. 'wake', q.name) end
 end
 

@@ -6,6 +6,12 @@ if not q then return notFound() end
 local n = (#ARGV - 3) / 2
 local held = heldCount(q)
 if held + n > q.maxSize then return redis.error_reply('QUEUE_FULL queue is full') end
+if n == 1 and ARGV[4] == '0' and q.type == 'list' then -- the commonest publish, without the batch's table
+  wake(q)
+  redis.call('LPUSH', q.ready, ARGV[5])
+  count(q, 'published')
+  return answer(held + 1)
+end
 local now -- read with the first due time: most messages are due now ('0'), and each number is an strtod
 local ready = {}
 for i = 4, #ARGV, 2 do

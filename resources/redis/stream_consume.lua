@@ -4,7 +4,8 @@
 -- new ones (XREADGROUP >). Within a group each entry is out to one consumer at a time.
 -- KEYS: meta   ARGV: prefix, queue, now, count, acknowledge (1/0), lease ms (0: the queue's), group,
 --               consumer, receipts (one per message wanted)
--- Replies {{message, deliveries, receipt, deadline}...}; receipt '' and deadline 0 when acknowledged.
+-- Replies {message, deliveries, receipt, deadline, ...}, four per message, flat as consume.lua's;
+-- receipt '' and deadline 0 when acknowledged.
 local q = open(ARGV[1], ARGV[2])
 if not q then return notFound() end
 if q.type ~= 'stream' then return redis.error_reply('WRONG_KIND not a stream queue') end
@@ -28,14 +29,15 @@ local function lease(entry, message, deliveries)
   local deadline = now + leaseMs
   redis.call('HSET', leases, entry, receipt)
   redis.call('ZADD', deadlines, deadline, entry)
-  out[#out + 1] = {message, deliveries, receipt, deadline}
+  local n = #out
+  out[n + 1], out[n + 2], out[n + 3], out[n + 4] = message, deliveries, receipt, deadline
 end
 
 -- Claimable entries: pending in the group without a lease.
 if redis.call('XLEN', q.stream) > 0 then
   local pending = redis.call('XPENDING', q.stream, group, '-', '+', 1000)
   for _, p in ipairs(pending) do
-    if #out >= want then break end
+    if #out >= want * 4 then break end
     local entry = p[1]
     if redis.call('HEXISTS', leases, entry) == 0 then
       local claimed = redis.call('XCLAIM', q.stream, group, consumer, 0, entry)
@@ -49,8 +51,8 @@ if redis.call('XLEN', q.stream) > 0 then
   end
 end
 
-if #out < want then
-  local read = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', want - #out, 'STREAMS', q.stream, '>')
+if #out < want * 4 then
+  local read = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', want - #out / 4, 'STREAMS', q.stream, '>')
   local entries = (read and read[1]) and read[1][2] or {}
   for _, e in ipairs(entries) do
     local entry, message = e[1], e[2][2]
@@ -61,7 +63,8 @@ if #out < want then
       if acknowledge then
         redis.call('XACK', q.stream, group, entry)
         count(q, 'acked')
-        out[#out + 1] = {message, 1, '', 0}
+        local n = #out
+        out[n + 1], out[n + 2], out[n + 3], out[n + 4] = message, 1, '', 0
       else
         lease(entry, message, 1)
       end
