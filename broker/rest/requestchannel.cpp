@@ -29,10 +29,20 @@ void RequestChannel::load(RequestMeta meta)
     m_base = pos();
     // What QHttpServer needs and no more (see the class comment). It learns no Host: it then
     // names the server 127.0.0.1 in its URL, which nothing here reads; the body is meta's.
+    // The target goes without its query and fragment, which Exchange reads from meta: each byte
+    // given is one QIODevice::read of one byte in QHttpServer, and one more thing its QUrl parses.
+    // (A target that is nothing else goes whole, for QHttpServer to judge as before.)
     const RequestHead &head = meta.head;
+    QByteArrayView target = head.target();
+    for (qsizetype i = 1; i < target.size(); ++i) {
+        if (target[i] == '?' || target[i] == '#') {
+            target.truncate(i);
+            break;
+        }
+    }
     QByteArray request;
-    request.reserve(head.method().size() + head.target().size() + 16);
-    request.append(head.method()).append(' ').append(head.target()).append(head.minorVersion == 0 ? " HTTP/1.0\r\n\r\n" : " HTTP/1.1\r\n\r\n");
+    request.reserve(head.method().size() + target.size() + 16);
+    request.append(head.method()).append(' ').append(target).append(head.minorVersion == 0 ? " HTTP/1.0\r\n\r\n" : " HTTP/1.1\r\n\r\n");
     m_request = std::move(request);
     m_readPos = 0;
     m_meta = std::move(meta);

@@ -77,7 +77,7 @@ QByteArray RedisOperations::key(const QString &queue, const char *part) const
     return m_prefix + '{' + queue.toUtf8() + "}:" + part;
 }
 
-const QByteArrayList &RedisOperations::keysOf(const QString &queue)
+const RedisOperations::QueueKeys &RedisOperations::keysOf(const QString &queue)
 {
     // A queue's keys depend on its name alone: made once (a publish spent about 2,800
     // instructions making its two, a cluster call 16), kept for a bounded number of queues.
@@ -98,22 +98,22 @@ const QByteArrayList &RedisOperations::keysOf(const QString &queue)
                                  "g:names", "outbox", "transfers", "received", "waiting", "spooled", "deleted"})
             keys.append(key(queue, part));
     }
-    return *m_keys.insert(queue, keys);
+    return *m_keys.insert(queue, {keys, queue.toUtf8()});
 }
 
 void RedisOperations::run(const Script &script, const QString &queue, QByteArrayList args, Retry retry,
                           ScriptDone done, const QString &user)
 {
-    const QByteArrayList keys = keysOf(queue); // a copy: a callback may run before run() returns
+    const QueueKeys queueKeys = keysOf(queue); // a copy: a callback may run before run() returns
     char now[24];
     const auto nowEnd = std::to_chars(now, now + sizeof now, m_clock.nowMs()).ptr;
     QByteArrayList call;
     call.reserve(3 + args.size());
-    call << m_prefix << queue.toUtf8() << QByteArray(now, nowEnd - now);
+    call << m_prefix << queueKeys.name << QByteArray(now, nowEnd - now);
     call += args;
     // Routed by the queue's meta key: one queue's calls share a connection (and on a cluster
     // its node), so that they run in the order they were made.
-    m_runner.run(script, keys, call, retry, [this, queue, user, done = std::move(done)](CommandResult reply) {
+    m_runner.run(script, queueKeys.keys, call, retry, [this, queue, user, done = std::move(done)](CommandResult reply) {
         if (!reply)
             return done(reply.error());
         if (const Result<void> refused = RedisScripts::replyError(*reply); !refused) {
@@ -123,6 +123,9 @@ void RedisOperations::run(const Script &script, const QString &queue, QByteArray
                 m_known.replaced(queue);
             return done(refused.error());
         }
+        // {result, events}, {result}, or a number or text alone (lib.lua, answer).
+        if (reply->type != RedisReply::Type::Array)
+            return done(std::move(*reply));
         const RedisReply &events = reply->elements.value(1);
         m_events.relay(events, user, m_known);
         // On a cluster the answer waits until what the script sent to other slots got there (or

@@ -88,8 +88,14 @@ private:
     using ScriptDone = std::function<void(Result<Redis::RedisReply>)>;
 
     QByteArray key(const QString &queue, const char *part) const;
-    // The keys a script of `queue` declares: its meta key first (it routes the call).
-    const QByteArrayList &keysOf(const QString &queue);
+    // The keys a script of `queue` declares (its meta key first: it routes the call), and the
+    // queue's name in UTF-8, which every script is given.
+    struct QueueKeys
+    {
+        QByteArrayList keys;
+        QByteArray name;
+    };
+    const QueueKeys &keysOf(const QString &queue);
     // create.lua for `name`; `generation` is the cluster registry entry's (empty on one server).
     void create(const QString &name, const QueueConfig &config, const QByteArray &generation, Completion<QueueInfo> done);
     void drainEnrolled(const QByteArray &identity, const PublishSpool::Batch &batch, const QByteArray &generation,
@@ -132,7 +138,7 @@ private:
     quint64 m_maintenanceRounds = 0;
     const RedisScripts::Set m_script;
     static constexpr qsizetype MaxCachedKeyLists = 4096;
-    QHash<QString, QByteArrayList> m_keys; // keysOf()
+    QHash<QString, QueueKeys> m_keys; // keysOf()
     std::optional<ClusterQueueRegistry> m_cluster; // set on a cluster
     std::optional<ClusterTransfers> m_transfers;   // set on a cluster
 };

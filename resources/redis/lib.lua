@@ -55,12 +55,14 @@ local function event(kind, queue, id, deliveries, detail)
   EVENTS[#EVENTS + 1] = detail or ''
 end
 
--- A script's reply: {result, events}, or {result} when it has no events to tell (most calls):
--- Redis turns every Lua table of a reply into RESP one field at a time, and an empty one costs
--- about as much as a command.
+-- A script's reply: {result, events}; {result} when it has no events to tell (most calls), and the
+-- result alone when it is a number or text besides (RedisOperations::run reads all three). Redis
+-- turns every Lua table of a reply into RESP one field at a time: a table costs it about 2.7 k
+-- instructions, an empty one about as much as a command.
 local function answer(result)
   if EVENTS then return {result, EVENTS} end
-  return {result}
+  if type(result) == 'table' then return {result} end
+  return result
 end
 
 local function parse(message)
