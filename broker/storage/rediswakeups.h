@@ -18,8 +18,8 @@ namespace Broker {
 //
 // A broker whose consumer waits on queue Q sets the marker P{Q}:waiting (a TTL covering the
 // wait). The scripts that make messages ready (resources/redis/lib.lua, wake) publish Q's name
-// on the channel P + "wake" when the marker exists, once per script run and queue — so a queue
-// nobody waits on costs one EXISTS per change and no message. Every broker subscribes to that
+// on the channel P + "wake" when the marker exists, once per script run and opening of Q — so a
+// queue nobody waits on costs one EXISTS per change and no message. Every broker subscribes to that
 // channel (Redis::Subscriber; a cluster's bus carries the message to every node) and reports
 // each name to the listener as messagesAvailable.
 //

@@ -210,9 +210,8 @@ end
 
 -- Long polls on other brokers (RedisWakeups): while one of them waits on Q (P{Q}:waiting exists),
 -- the first message a script makes ready in Q (per opening of Q) publishes Q's name on the channel
--- P .. 'wake'. By
--- pcall: a script is not undone when it fails, and an ACL user without the channel must not
--- leave a change half-made (the reaper wakes the other brokers then).
+-- P .. 'wake'. By pcall: a script is not undone when it fails, and an ACL user without the channel
+-- must not leave a change half-made (the reaper wakes the other brokers then).
 local function wake(q)
   if q.woken then return end
   q.woken = true
