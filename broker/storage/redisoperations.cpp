@@ -95,7 +95,7 @@ const RedisOperations::QueueKeys &RedisOperations::keysOf(const QString &queue)
         keys.append(m_prefix + "queues");
     } else {
         for (const char *part : {"ready", "prios", "delayed", "leases", "deadlines", "deliveries", "stream", "ids",
-                                 "g:names", "outbox", "transfers", "received", "waiting", "spooled", "deleted"})
+                                 "g:names", "outbox", "transfers", "received", "spooled", "deleted"})
             keys.append(key(queue, part));
     }
     return *m_keys.insert(queue, {keys, queue.toUtf8()});
@@ -411,6 +411,16 @@ void RedisOperations::consume(const QString &name, const ConsumeRequest &request
                 done(std::move(delivered));
             });
     });
+}
+
+void RedisOperations::awaitMessages(const QString &name, qint64 untilMs, std::function<void(Result<void>)> done)
+{
+    run(m_script.await, name, {QByteArray::number(untilMs)}, Retry::Never,
+        [done = std::move(done)](Result<RedisReply> reply) {
+            if (!reply)
+                return done(reply.error());
+            done({});
+        });
 }
 
 void RedisOperations::settle(const QString &name, const MessageRef &ref, const char *action, qint64 ms,

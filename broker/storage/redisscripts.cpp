@@ -17,7 +17,7 @@ namespace {
 constexpr const char *Names[] = {"create",   "update",  "delete",         "publish",        "consume",
                                  "settle",   "maintain", "info",          "browse",         "purge",
                                  "redrive",  "message_action", "withdraw", "receive",       "giveback",
-                                 "stream_consume", "stream_settle", "stream_maintain", "drain"};
+                                 "stream_consume", "stream_settle", "stream_maintain", "drain", "await"};
 
 // A function's flags beyond allow-cross-slot-keys. Without flags Redis refuses a whole FCALL
 // once used memory passes maxmemory (EVAL refused only the commands that grow memory there): the
@@ -109,7 +109,8 @@ Set::Set()
       streamConsume(load("stream_consume")),
       streamSettle(load("stream_settle")),
       streamMaintain(load("stream_maintain")),
-      drain(load("drain"))
+      drain(load("drain")),
+      await(load("await"))
 {
 }
 

@@ -20,6 +20,7 @@ struct Set
     Redis::Script withdraw; // the cluster registry's conditional removal (ClusterQueueRegistry)
     Redis::Script receive, giveback; // the cluster's transfers between slots (ClusterTransfers)
     Redis::Script streamConsume, streamSettle, streamMaintain, drain;
+    Redis::Script await; // a long poll's wait, for other brokers' wake-ups (RedisWakeups)
 };
 
 // A reply's integer, whether Redis sent it as an integer or as text.

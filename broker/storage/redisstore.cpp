@@ -47,8 +47,12 @@ RedisStore::RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types,
       m_cluster(dynamic_cast<Redis::ClusterRouter *>(m_client.get())),
       m_runner(*m_client, m_options.breaker, m_options.readRetry, clock),
       m_ids(clock, QRandomGenerator::global()->generate64()), m_events(clock),
-      m_wakeups(*m_client, m_options.connection, subscriptionNodes(m_options, m_cluster), m_options.keyPrefix, clock,
-                m_events),
+      m_wakeups(
+          [this](const QString &queue, qint64 untilMs, std::function<void(bool)> done) {
+              m_operations.awaitMessages(queue, untilMs,
+                                         [done = std::move(done)](Result<void> set) { done(bool(set)); });
+          },
+          m_options.connection, subscriptionNodes(m_options, m_cluster), m_options.keyPrefix, clock, m_events),
       m_operations(m_runner, types, clock, m_ids, m_known, m_events, m_options.keyPrefix.toUtf8(),
                    m_options.maintenanceBatch, m_cluster != nullptr)
 {

@@ -5,7 +5,8 @@
 -- is prepended to each script instead (EVALSHA), and runs with every call. RedisScripts builds both.
 --
 -- Keys of queue Q under prefix P all carry the hash tag {Q}:
---   P{Q}:meta        HASH   type, options, created_ms and the lifetime counters
+--   P{Q}:meta        HASH   type, options, created_ms, the lifetime counters, and `waiting`: until when (ms) a
+--                           broker's consumer waits on Q (await.lua; wake() announces ready messages until then)
 --   P{Q}:ready       LIST   ready messages of a list queue: LPUSH at the back, RPOP at the front
 --   P{Q}:ready:<n>   LIST   ready messages of priority n (priority queues); P{Q}:prios ZSET of the n in use
 --   P{Q}:delayed     ZSET   messages not yet due, scored by due time (ms)
@@ -23,7 +24,6 @@
 --   P{Q}:outbox      LIST   cluster: messages bound for queues in other slots, until handed over (transfers below)
 --   P{Q}:transfers   STRING cluster: counter that names this queue's transfers
 --   P{Q}:received    ZSET   cluster: transfers taken in, scored by time (ms), kept for a day: taken once
---   P{Q}:waiting     STRING a broker's consumer waits on Q (a TTL covers the wait): wake() announces ready messages
 --   Pqueues          SET    names of all queues (the registry; never KEYS); on a cluster Pregistry instead
 --   Pnodes           STRING counter that gives each broker its node number for message ids
 --
@@ -102,7 +102,7 @@ end
 local KEY_SUFFIXES = {
   ready = 'ready', prios = 'prios', delayed = 'delayed', leases = 'leases',
   deadlines = 'deadlines', deliveries = 'deliveries', stream = 'stream', ids = 'ids', groupPrefix = 'g:',
-  deadlinePrefix = 'gd:', outbox = 'outbox', transfers = 'transfers', waiting = 'waiting',
+  deadlinePrefix = 'gd:', outbox = 'outbox', transfers = 'transfers',
 }
 
 -- How many messages a list or priority queue holds (ready, delayed and leased: what max_size
@@ -122,7 +122,7 @@ local size -- below, with the ready lists
 -- value the set does not read is not in q, and asking for it is an error, not a nil.
 local VALUE_NAMES = {
   maxSize = true, offset = true, ttlMs = true, visibilityMs = true, maxDeliveries = true, dlq = true,
-  published = true, acked = true, delivered = true,
+  published = true, acked = true, delivered = true, waiting = true,
 }
 local KEYS_OF = {__index = function(q, name)
   local suffix = KEY_SUFFIXES[name]
@@ -141,15 +141,15 @@ end}
 -- gives false for a missing field: a missing held_offset stays false (heldCount makes it), counters
 -- missing from an old queue's hash (no HINCRBY made them yet) are 0.
 local OPTIONS = {names = {'type', 'max_size', 'held_offset', 'ttl', 'visibility_timeout', 'max_deliveries',
-                          'dead_letter_queue'}, make = function(f, name, prefix, base, meta)
+                          'dead_letter_queue', 'waiting'}, make = function(f, name, prefix, base, meta)
   return {name = name, prefix = prefix, base = base, meta = meta, type = f[1], woken = false,
           maxSize = f[2] + 0, offset = f[3] and f[3] + 0, ttlMs = f[4] * 1000, visibilityMs = f[5] * 1000,
-          maxDeliveries = f[6] + 0, dlq = f[7] or ''}
+          maxDeliveries = f[6] + 0, dlq = f[7] or '', waiting = f[8]}
 end}
-local COUNTING = {names = {'type', 'max_size', 'held_offset', 'published', 'acked'}, make = function(f, name, prefix, base, meta)
+local COUNTING = {names = {'type', 'max_size', 'held_offset', 'published', 'acked', 'waiting'}, make = function(f, name, prefix, base, meta)
   return {name = name, prefix = prefix, base = base, meta = meta, type = f[1], woken = false,
           maxSize = f[2] + 0, offset = f[3] and f[3] + 0, published = (f[4] or 0) + 0,
-          acked = (f[5] or 0) + 0}
+          acked = (f[5] or 0) + 0, waiting = f[6]}
 end}
 local TAKING = {names = {'type', 'held_offset', 'ttl', 'visibility_timeout', 'dead_letter_queue', 'acked',
                          'delivered'}, make = function(f, name, prefix, base, meta)
@@ -196,7 +196,7 @@ local function createQueue(prefix, name, qtype, maxSize, ttl, visibility, maxDel
   if redis.call('EXISTS', meta) == 1 then return false end
   -- In the order scripts read them (open): a small hash is a list Redis searches from its start.
   redis.call('HSET', meta, 'type', qtype, 'max_size', maxSize, 'held_offset', 0, 'published', 0, 'acked', 0,
-             'ttl', ttl, 'visibility_timeout', visibility, 'max_deliveries', maxDeliveries,
+             'waiting', 0, 'ttl', ttl, 'visibility_timeout', visibility, 'max_deliveries', maxDeliveries,
              'dead_letter_queue', dlq, 'created_ms', nowMs, 'delivered', 0, 'nacked', 0, 'expired', 0,
              'dead_lettered', 0, 'dropped', 0, 'redriven', 0)
   if generation and generation ~= '' then redis.call('HSET', meta, 'gen', generation) end
@@ -208,14 +208,17 @@ end
 
 -- Ready messages -------------------------------------------------------------------------------
 
--- Long polls on other brokers (RedisWakeups): while one of them waits on Q (P{Q}:waiting exists),
--- the first message a script makes ready in Q (per opening of Q) publishes Q's name on the channel
--- P .. 'wake'. By pcall: a script is not undone when it fails, and an ACL user without the channel
--- must not leave a change half-made (the reaper wakes the other brokers then).
+-- Long polls on other brokers (RedisWakeups): while one of them waits on Q (until the meta hash's
+-- `waiting`, read with the queue's options: no command of its own), the first message a script
+-- makes ready in Q (per opening of Q) publishes Q's name on the channel P .. 'wake'. ARGV[3] is the
+-- broker's clock in every script run for a queue. By pcall: a script is not undone when it fails,
+-- and an ACL user without the channel must not leave a change half-made (the reaper wakes the
+-- other brokers then).
 local function wake(q)
   if q.woken then return end
   q.woken = true
-  if redis.call('EXISTS', q.waiting) == 1 then redis.pcall('PUBLISH', q.prefix .. 'wake', q.name) end
+  local waiting = q.waiting
+  if waiting and waiting + 0 >= ARGV[3] + 0 then redis.pcall('PUBLISH', q.prefix .. 'wake', q.name) end
 end
 
 local function pushReady(q, message)      -- at the back of the line

@@ -2,8 +2,9 @@
 // Long polls woken by other brokers (RedisWakeups): two brokers share one redis-server, or a
 // 6-node cluster; a publish, a nack or an expired lease on one wakes a consumer waiting on the
 // other long before any reaper would. The reaper is kept out of the way (a minute between runs),
-// so that only the wake-up can answer in time. Also: no message while nobody waits, a
-// subscription that is cut (what was published meanwhile is found once it is back), and a
+// so that only the wake-up can answer in time. Also: no message while nobody waits or once a wait
+// has ended, a shorter wait that does not end a longer one's, no wait kept for a queue that does
+// not exist, a subscription that is cut (what was published meanwhile is found once it is back), and a
 // subscription whose cluster node dies (it moves to another node).
 #include "../support/awaitresult.h"
 #include "../support/brokeronredis.h"
@@ -54,6 +55,9 @@ private Q_SLOTS:
     void aPublishWakesAPollOnAnotherBroker();
     void aNackAndAnExpiredLeaseWakeAnotherBroker();
     void nobodyWaitingNothingIsPublished();
+    void anEndedWaitIsNotWoken();
+    void aShorterWaitDoesNotEndALongerOne();
+    void aWaitOnAMissingQueueMakesNothing();
     void whatWasPublishedWhileCutOffIsFound();
     void aUserWithoutTheChannelLosesNothing();
     void acrossTheCluster();
@@ -65,9 +69,12 @@ private:
     void makeBrokers(const RedisStoreOptions &options);
     void createQueue(const QString &name, const QueueConfig &config = {});
     bool publish(BrokerOnRedis &on, const QString &queue, const QByteArray &data);
-    // Starts a poll on `b` and waits until its wait is known to Redis (marker set) and B is idle.
+    // Starts a poll on `b` and waits until its wait is known to Redis (`waiting` set) and B is idle.
     bool parkOnB(Poll &poll, const QString &queue, bool acknowledge = true);
     qint64 publishCommandsRun();
+    // Until when (ms) Redis holds a wait on `queue`: the meta hash's `waiting`, 0 when none.
+    qint64 waitingUntil(const QString &queue);
+    bool idle(BrokerOnRedis &on) { return waitUntil([&] { return on.store.client().commandsInFlight() == 0; }); }
 
     RedisServer m_server;
     RedisCluster m_cluster;
@@ -137,14 +144,18 @@ bool TestCrossBrokerWakeups::publish(BrokerOnRedis &on, const QString &queue, co
 bool TestCrossBrokerWakeups::parkOnB(Poll &poll, const QString &queue, bool acknowledge)
 {
     poll.start(b->broker, queue, acknowledge);
-    const QString marker = QStringLiteral("brokerdesk:{%1}:waiting").arg(queue);
-    // Until B has the marker's reply too, and has looked at the queue once more (the consume
-    // that covers publishes before the marker): then only a wake-up can answer the poll.
-    const auto settled = [&] { return b->store.client().commandsInFlight() == 0; };
-    if (!waitUntil([&] { return m_queueNode->cli({QStringLiteral("EXISTS"), marker}) == "1"; }) || !waitUntil(settled))
+    // Until B has the wait's reply too, and has looked at the queue once more (the consume
+    // that covers publishes before the wait was set): then only a wake-up can answer the poll.
+    if (!waitUntil([&] { return waitingUntil(queue) > m_clock.nowMs(); }) || !idle(*b))
         return false;
     QTest::qWait(30);
-    return waitUntil(settled) && !poll.answered();
+    return idle(*b) && !poll.answered();
+}
+
+qint64 TestCrossBrokerWakeups::waitingUntil(const QString &queue)
+{
+    const QString meta = QStringLiteral("brokerdesk:{%1}:meta").arg(queue);
+    return m_queueNode->cli({QStringLiteral("HGET"), meta, QStringLiteral("waiting")}).trimmed().toLongLong();
 }
 
 qint64 TestCrossBrokerWakeups::publishCommandsRun()
@@ -223,6 +234,49 @@ void TestCrossBrokerWakeups::nobodyWaitingNothingIsPublished()
     QVERIFY(publish(*a, QStringLiteral("quiet"), "\"y\""));
     QVERIFY(waitUntil([&] { return quiet.answered(); }, AnsweredWithinMs));
     QCOMPARE(publishCommandsRun(), before + 1);
+}
+
+void TestCrossBrokerWakeups::anEndedWaitIsNotWoken()
+{
+    makeBrokers(serverOptions());
+    createQueue(QStringLiteral("late"));
+    const QString meta = QStringLiteral("brokerdesk:{late}:meta");
+    const qint64 before = publishCommandsRun();
+    // A wait that ended a second ago (its broker went away, or its poll was answered long since).
+    m_server.cli({QStringLiteral("HSET"), meta, QStringLiteral("waiting"), QString::number(m_clock.nowMs() - 1000)});
+    QVERIFY(publish(*a, QStringLiteral("late"), "\"x\""));
+    QCOMPARE(publishCommandsRun(), before);
+    // One that lasts another minute: announced.
+    m_server.cli({QStringLiteral("HSET"), meta, QStringLiteral("waiting"), QString::number(m_clock.nowMs() + 60'000)});
+    QVERIFY(publish(*a, QStringLiteral("late"), "\"y\""));
+    QCOMPARE(publishCommandsRun(), before + 1);
+}
+
+void TestCrossBrokerWakeups::aShorterWaitDoesNotEndALongerOne()
+{
+    makeBrokers(serverOptions());
+    createQueue(QStringLiteral("shared"));
+    const qint64 longUntil = m_clock.nowMs() + 120'000;
+    b->store.awaitMessages(QStringLiteral("shared"), longUntil);
+    QVERIFY(waitUntil([&] { return waitingUntil(QStringLiteral("shared")) >= longUntil; }));
+    // A's consumer waits a second: Redis keeps B's end, which lies further ahead.
+    a->store.awaitMessages(QStringLiteral("shared"), m_clock.nowMs() + 1000);
+    QVERIFY(idle(*a));
+    QVERIFY(waitingUntil(QStringLiteral("shared")) >= longUntil);
+    // A wait that reaches further moves it.
+    const qint64 longer = longUntil + 60'000;
+    a->store.awaitMessages(QStringLiteral("shared"), longer);
+    QVERIFY(waitUntil([&] { return waitingUntil(QStringLiteral("shared")) >= longer; }));
+}
+
+void TestCrossBrokerWakeups::aWaitOnAMissingQueueMakesNothing()
+{
+    makeBrokers(serverOptions());
+    b->store.awaitMessages(QStringLiteral("nosuch"), m_clock.nowMs() + 5000);
+    QVERIFY(idle(*b));
+    QCOMPARE(m_server.cli({QStringLiteral("EXISTS"), QStringLiteral("brokerdesk:{nosuch}:meta")}).trimmed(), QByteArray("0"));
+    // The queue made afterwards is made whole, not refused as existing.
+    createQueue(QStringLiteral("nosuch"));
 }
 
 void TestCrossBrokerWakeups::whatWasPublishedWhileCutOffIsFound()
