@@ -90,11 +90,12 @@ private:
     using ScriptDone = std::function<void(Result<Redis::RedisReply>)>;
 
     QByteArray key(const QString &queue, const char *part) const;
-    // The keys a script of `queue` declares (its meta key first: it routes the call), and the
-    // queue's name in UTF-8, which every script is given.
+    // The keys a script of `queue` declares (its meta key first: it routes the call): every fixed
+    // key of the queue, or what publish.lua and consume.lua may touch; and the queue's name in
+    // UTF-8, which every script is given.
     struct QueueKeys
     {
-        QByteArrayList keys;
+        QByteArrayList all, publish, consume;
         QByteArray name;
     };
     const QueueKeys &keysOf(const QString &queue);
