@@ -91,7 +91,9 @@ const RedisOperations::QueueKeys &RedisOperations::keysOf(const QString &queue)
     // answers ASK or TRYAGAIN (the router follows or retries) rather than run it on the half of
     // the keys one node has.
     // A publish and a consume, the commonest calls, declare only the keys they may touch (each
-    // declared key costs Redis about 1.4 k instructions to make a Lua string of).
+    // declared key costs Redis about 1.4 k instructions to make a Lua string of). Every set holds
+    // keys no queue has together (`ready` and `prios`: a priority queue's lists are ready:<n>), so
+    // that Redis never runs a script of a queue whose slot is half-moved (docs/redis.md).
     const auto declared = [&](std::initializer_list<const char *> parts) {
         QByteArrayList keys{key(queue, "meta")};
         for (const char *part : parts)
