@@ -107,7 +107,7 @@ const RedisOperations::QueueKeys &RedisOperations::keysOf(const QString &queue)
         made.publish = made.consume = made.all;
     } else {
         made.all = declared({"ready", "prios", "delayed", "leases", "deadlines", "deliveries", "stream", "ids",
-                             "g:names", "outbox", "transfers", "received", "spooled", "deleted"});
+                             "g:names", "outbox", "transfers", "received", "waiting", "spooled", "deleted"});
         // publish.lua: the held count (heldCount: the ready lists, delayed, leases; a stream's length)
         // and where messages go (pushReady, delayed).
         made.publish = declared({"ready", "prios", "delayed", "leases", "stream", "ids"});
@@ -433,9 +433,9 @@ void RedisOperations::consume(const QString &name, const ConsumeRequest &request
     });
 }
 
-void RedisOperations::awaitMessages(const QString &name, qint64 untilMs, std::function<void(Result<void>)> done)
+void RedisOperations::awaitMessages(const QString &name, qint64 forMs, std::function<void(Result<void>)> done)
 {
-    run(m_script.await, name, {QByteArray::number(untilMs)}, Retry::Never,
+    run(m_script.await, name, {QByteArray::number(forMs)}, Retry::Never,
         [done = std::move(done)](Result<RedisReply> reply) {
             if (!reply)
                 return done(reply.error());

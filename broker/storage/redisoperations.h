@@ -77,8 +77,8 @@ public:
     // redrive.lua with the selection and the edits (dry runs are the engine's).
     void redrive(const QString &name, const RedriveRequest &request, Completion<RedriveResult> done);
     void runMaintenance(Completion<qint64> done);
-    // await.lua: a consumer of this broker waits on `name` until `untilMs` (RedisWakeups).
-    void awaitMessages(const QString &name, qint64 untilMs, std::function<void(Result<void>)> done);
+    // await.lua: a consumer of this broker waits on `name` for `forMs` more (RedisWakeups).
+    void awaitMessages(const QString &name, qint64 forMs, std::function<void(Result<void>)> done);
 
     // drain.lua's answers for a spooled batch.
     enum DrainStatus : qint64 { TakenBefore = 0, Taken = 1, TakenIntoRecreatedQueue = 2, QueueDeletedOnPurpose = 3 };

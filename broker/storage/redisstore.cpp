@@ -48,8 +48,8 @@ RedisStore::RedisStore(RedisStoreOptions options, const QueueTypeCatalog &types,
       m_runner(*m_client, m_options.breaker, m_options.readRetry, clock),
       m_ids(clock, QRandomGenerator::global()->generate64()), m_events(clock),
       m_wakeups(
-          [this](const QString &queue, qint64 untilMs, std::function<void(bool)> done) {
-              m_operations.awaitMessages(queue, untilMs,
+          [this](const QString &queue, qint64 forMs, std::function<void(bool)> done) {
+              m_operations.awaitMessages(queue, forMs,
                                          [done = std::move(done)](Result<void> set) { done(bool(set)); });
           },
           m_options.connection, subscriptionNodes(m_options, m_cluster), m_options.keyPrefix, clock, m_events),

@@ -8,7 +8,7 @@ namespace {
 // A wait is set for at least this long, so that a consumer polling again and again with short
 // waits sets it about once in that time, not once per poll.
 constexpr qint64 MinimumWaitMs = 10'000;
-// Beyond the wait: clocks of brokers and the time the wait takes to arrive.
+// Beyond the wait: the time the call that sets it takes to arrive.
 constexpr qint64 WaitMarginMs = 2'000;
 // Queues whose wait ran out are forgotten once this many are remembered (then twice as many).
 constexpr qsizetype SweepAtLeast = 256;
@@ -60,9 +60,8 @@ void RedisWakeups::forgetExpired(qint64 now)
 
 void RedisWakeups::setWait(const QString &queue, qint64 lifeMs)
 {
-    const qint64 until = m_clock.nowMs() + lifeMs;
-    m_coveredUntil.insert(queue, until);
-    m_arm(queue, until + WaitMarginMs, [this, queue](bool set) {
+    m_coveredUntil.insert(queue, m_clock.nowMs() + lifeMs);
+    m_arm(queue, lifeMs + WaitMarginMs, [this, queue](bool set) {
         if (!set) {
             m_coveredUntil.remove(queue); // the next wait tries again
             return;

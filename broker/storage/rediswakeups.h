@@ -17,8 +17,9 @@ namespace Broker {
 // makes messages deliverable, within a round trip instead of at the next reaper run.
 //
 // A broker whose consumer waits on queue Q moves the field `waiting` of Q's meta hash to the end
-// of the wait (plus a margin for clocks; await.lua, which never moves it back: a shorter wait
-// does not end a longer one's wake-ups). The scripts that make messages ready
+// of the wait (plus a margin for the time the call takes; await.lua, by Redis's clock, so that
+// brokers' clocks need not agree; it never moves the field back: a shorter wait does not end a
+// longer one's wake-ups; a wait outlives its queue's delete for the queue made again). The scripts that make messages ready
 // (resources/redis/lib.lua, wake) read it with the queue's options and publish Q's name on the
 // channel P + "wake" while it lies ahead, once per script run and opening of Q — so a queue nobody
 // waits on costs one more field read per change and no message. Every broker subscribes to that
@@ -32,8 +33,9 @@ namespace Broker {
 class RedisWakeups
 {
 public:
-    // Sets a wait in Redis (await.lua, run by the store's scripts): `done(true)` once it is set.
-    using Arm = std::function<void(const QString &queue, qint64 untilMs, std::function<void(bool set)> done)>;
+    // Sets a wait of `forMs` from now in Redis (await.lua, run by the store's scripts): `done(true)`
+    // once it is set.
+    using Arm = std::function<void(const QString &queue, qint64 forMs, std::function<void(bool set)> done)>;
 
     RedisWakeups(Arm arm, const Redis::ConnectionOptions &connection,
                  Redis::Subscriber::Candidates candidates, const QString &keyPrefix, const Clock &clock,

@@ -21,6 +21,12 @@ if q.type == 'stream' then
   keys[#keys + 1] = q.groupPrefix .. 'names'
 end
 redis.call('DEL', unpack(keys))
+-- A wait on the queue outlives it, for a queue made again under its name (createQueue takes it
+-- back): brokers that waited remember their wait as set and do not set it again.
+if q.waiting and q.waiting ~= '0' then
+  local left = q.waiting - serverMs()
+  if left > 0 then redis.call('SET', q.base .. 'waiting', q.waiting, 'PX', left) end
+end
 if REGISTRY then redis.call('SREM', REGISTRY, ARGV[2]) end
 redis.call('SET', ARGV[1] .. '{' .. ARGV[2] .. '}:deleted', ARGV[3], 'PX', 86400000)
 return answer({1 + (held > 0 and 1 or 0), generation})

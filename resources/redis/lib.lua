@@ -5,8 +5,9 @@
 -- is prepended to each script instead (EVALSHA), and runs with every call. RedisScripts builds both.
 --
 -- Keys of queue Q under prefix P all carry the hash tag {Q}:
---   P{Q}:meta        HASH   type, options, created_ms, the lifetime counters, and `waiting`: until when (ms) a
---                           broker's consumer waits on Q (await.lua; wake() announces ready messages until then)
+--   P{Q}:meta        HASH   type, options, created_ms, the lifetime counters, and `waiting`: until when (ms,
+--                           Redis's clock) a broker's consumer waits on Q (await.lua; wake() announces ready
+--                           messages until then)
 --   P{Q}:ready       LIST   ready messages of a list queue: LPUSH at the back, RPOP at the front
 --   P{Q}:ready:<n>   LIST   ready messages of priority n (priority queues); P{Q}:prios ZSET of the n in use
 --   P{Q}:delayed     ZSET   messages not yet due, scored by due time (ms)
@@ -24,6 +25,8 @@
 --   P{Q}:outbox      LIST   cluster: messages bound for queues in other slots, until handed over (transfers below)
 --   P{Q}:transfers   STRING cluster: counter that names this queue's transfers
 --   P{Q}:received    ZSET   cluster: transfers taken in, scored by time (ms), kept for a day: taken once
+--   P{Q}:waiting     STRING a wait that outlived its queue's delete (delete.lua), until its end: the queue
+--                           made again under the name takes it back (createQueue)
 --   Pqueues          SET    names of all queues (the registry; never KEYS); on a cluster Pregistry instead
 --   Pnodes           STRING counter that gives each broker its node number for message ids
 --
@@ -39,11 +42,18 @@
 -- the prefix. Dead-lettering and redrive reach keys of other queues (docs/redis.md, "Redis Cluster").
 -- The call's keys and arguments, and what it gathers as it runs: set afresh by begin() for every
 -- call, since a library's functions outlive the calls.
-local KEYS, ARGV, REGISTRY, EVENTS
+local KEYS, ARGV, REGISTRY, EVENTS, WOKEN
 local function begin(keys, args)
   KEYS, ARGV = keys, args
   REGISTRY = #keys == 2 and keys[2] or nil
   EVENTS = nil -- made by the first event (most calls have none)
+  WOKEN = nil -- made by the first queue with a wait on it (wake)
+end
+
+-- Redis's clock (ms). Waits are set and read by it: brokers' clocks need not agree for wake-ups.
+local function serverMs()
+  local t = redis.call('TIME')
+  return t[1] * 1000 + math.floor(t[2] / 1000)
 end
 
 local function event(kind, queue, id, deliveries, detail)
@@ -195,8 +205,12 @@ local function createQueue(prefix, name, qtype, maxSize, ttl, visibility, maxDel
   local meta = metaKey(prefix, name)
   if redis.call('EXISTS', meta) == 1 then return false end
   -- In the order scripts read them (open): a small hash is a list Redis searches from its start.
+  -- A wait on a queue of this name that was deleted lives on (delete.lua).
+  local base = prefix .. '{' .. name .. '}:'
+  local waiting = redis.call('GET', base .. 'waiting')
+  if waiting then redis.call('DEL', base .. 'waiting') end
   redis.call('HSET', meta, 'type', qtype, 'max_size', maxSize, 'held_offset', 0, 'published', 0, 'acked', 0,
-             'waiting', 0, 'ttl', ttl, 'visibility_timeout', visibility, 'max_deliveries', maxDeliveries,
+             'waiting', waiting or 0, 'ttl', ttl, 'visibility_timeout', visibility, 'max_deliveries', maxDeliveries,
              'dead_letter_queue', dlq, 'created_ms', nowMs, 'delivered', 0, 'nacked', 0, 'expired', 0,
              'dead_lettered', 0, 'dropped', 0, 'redriven', 0)
   if generation and generation ~= '' then redis.call('HSET', meta, 'gen', generation) end
@@ -209,16 +223,20 @@ end
 -- Ready messages -------------------------------------------------------------------------------
 
 -- Long polls on other brokers (RedisWakeups): while one of them waits on Q (until the meta hash's
--- `waiting`, read with the queue's options: no command of its own), the first message a script
--- makes ready in Q (per opening of Q) publishes Q's name on the channel P .. 'wake'. ARGV[3] is the
--- broker's clock in every script run for a queue. By pcall: a script is not undone when it fails,
--- and an ACL user without the channel must not leave a change half-made (the reaper wakes the
--- other brokers then).
+-- `waiting`, read with the queue's options: no command of its own while nobody waits), the first
+-- message a script makes ready in Q publishes Q's name on the channel P .. 'wake', once per script
+-- run however often the script opens Q (dead-lettering opens the dead-letter queue per message).
+-- By pcall: a script is not undone when it fails, and an ACL user without the channel must not
+-- leave a change half-made (the reaper wakes the other brokers then).
 local function wake(q)
   if q.woken then return end
   q.woken = true
   local waiting = q.waiting
-  if waiting and waiting + 0 >= ARGV[3] + 0 then redis.pcall('PUBLISH', q.prefix .. 'wake', q.name) end
+  if not waiting or waiting == '0' then return end
+  if not WOKEN then WOKEN = {} elseif WOKEN[q.name] ~= nil then return end
+  local waited = waiting + 0 >= serverMs()
+  WOKEN[q.name] = waited
+  if waited then redis.pcall('PUBLISH', q.prefix .. 'wake', q.name) end
 end
 
 local function pushReady(q, message)      -- at the back of the line

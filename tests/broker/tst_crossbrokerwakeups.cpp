@@ -4,11 +4,13 @@
 // other long before any reaper would. The reaper is kept out of the way (a minute between runs),
 // so that only the wake-up can answer in time. Also: no message while nobody waits or once a wait
 // has ended, a shorter wait that does not end a longer one's, no wait kept for a queue that does
-// not exist, a subscription that is cut (what was published meanwhile is found once it is back), and a
+// not exist, a wait that outlives its queue's delete, brokers whose clocks disagree by an hour, a
+// subscription that is cut (what was published meanwhile is found once it is back), and a
 // subscription whose cluster node dies (it moves to another node).
 #include "../support/awaitresult.h"
 #include "../support/brokeronredis.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QTest>
 
@@ -42,6 +44,17 @@ struct Poll
     QList<Message> messages() const { return answered() && (*result)->ok() ? (*result)->value() : QList<Message>{}; }
 };
 
+// The system's clock moved by an offset: a broker on a machine whose clock is wrong.
+class OffsetClock final : public Clock
+{
+public:
+    explicit OffsetClock(qint64 offsetMs) : m_offsetMs(offsetMs) {}
+    qint64 nowMs() const override { return QDateTime::currentMSecsSinceEpoch() + m_offsetMs; }
+
+private:
+    qint64 m_offsetMs;
+};
+
 } // namespace
 
 class TestCrossBrokerWakeups : public QObject
@@ -58,6 +71,9 @@ private Q_SLOTS:
     void anEndedWaitIsNotWoken();
     void aShorterWaitDoesNotEndALongerOne();
     void aWaitOnAMissingQueueMakesNothing();
+    void aWaitOutlivesItsQueueMadeAgain();
+    void oneWakeUpPerQueueAndScript();
+    void brokersWhoseClocksDisagreeWakeEachOther();
     void whatWasPublishedWhileCutOffIsFound();
     void aUserWithoutTheChannelLosesNothing();
     void acrossTheCluster();
@@ -72,6 +88,7 @@ private:
     // Starts a poll on `b` and waits until its wait is known to Redis (`waiting` set) and B is idle.
     bool parkOnB(Poll &poll, const QString &queue, bool acknowledge = true);
     qint64 publishCommandsRun();
+    qint64 functionCallsRun(); // FCALLs the server ran
     // Until when (ms) Redis holds a wait on `queue`: the meta hash's `waiting`, 0 when none.
     qint64 waitingUntil(const QString &queue);
     bool idle(BrokerOnRedis &on) { return waitUntil([&] { return on.store.client().commandsInFlight() == 0; }); }
@@ -158,15 +175,30 @@ qint64 TestCrossBrokerWakeups::waitingUntil(const QString &queue)
     return m_queueNode->cli({QStringLiteral("HGET"), meta, QStringLiteral("waiting")}).trimmed().toLongLong();
 }
 
-qint64 TestCrossBrokerWakeups::publishCommandsRun()
+namespace {
+
+// "cmdstat_<command>:calls=N,..." of INFO commandstats; it counts commands scripts run too.
+qint64 commandsRun(RedisServer &node, const QByteArray &command)
 {
-    // "cmdstat_publish:calls=N,..." counts PUBLISH from scripts too.
-    const QByteArray stats = m_queueNode->cli({QStringLiteral("INFO"), QStringLiteral("commandstats")});
-    const qsizetype at = stats.indexOf("cmdstat_publish:calls=");
+    const QByteArray stats = node.cli({QStringLiteral("INFO"), QStringLiteral("commandstats")});
+    const QByteArray label = "cmdstat_" + command + ":calls=";
+    const qsizetype at = stats.indexOf(label);
     if (at < 0)
         return 0;
-    const qsizetype from = at + qsizetype(qstrlen("cmdstat_publish:calls="));
+    const qsizetype from = at + label.size();
     return stats.mid(from, stats.indexOf(',', from) - from).toLongLong();
+}
+
+} // namespace
+
+qint64 TestCrossBrokerWakeups::publishCommandsRun()
+{
+    return commandsRun(*m_queueNode, "publish");
+}
+
+qint64 TestCrossBrokerWakeups::functionCallsRun()
+{
+    return commandsRun(*m_queueNode, "fcall");
 }
 
 void TestCrossBrokerWakeups::aPublishWakesAPollOnAnotherBroker()
@@ -260,8 +292,10 @@ void TestCrossBrokerWakeups::aShorterWaitDoesNotEndALongerOne()
     b->store.awaitMessages(QStringLiteral("shared"), longUntil);
     QVERIFY(waitUntil([&] { return waitingUntil(QStringLiteral("shared")) >= longUntil; }));
     // A's consumer waits a second: Redis keeps B's end, which lies further ahead.
+    const qint64 calls = functionCallsRun();
     a->store.awaitMessages(QStringLiteral("shared"), m_clock.nowMs() + 1000);
     QVERIFY(idle(*a));
+    QVERIFY(functionCallsRun() > calls); // A's wait did reach Redis
     QVERIFY(waitingUntil(QStringLiteral("shared")) >= longUntil);
     // A wait that reaches further moves it.
     const qint64 longer = longUntil + 60'000;
@@ -277,6 +311,77 @@ void TestCrossBrokerWakeups::aWaitOnAMissingQueueMakesNothing()
     QCOMPARE(m_server.cli({QStringLiteral("EXISTS"), QStringLiteral("brokerdesk:{nosuch}:meta")}).trimmed(), QByteArray("0"));
     // The queue made afterwards is made whole, not refused as existing.
     createQueue(QStringLiteral("nosuch"));
+}
+
+void TestCrossBrokerWakeups::aWaitOutlivesItsQueueMadeAgain()
+{
+    makeBrokers(serverOptions());
+    createQueue(QStringLiteral("again"));
+    // B waits on the queue for a minute (as a poll's wait starts), then the queue is deleted and
+    // made again under its name.
+    b->store.awaitMessages(QStringLiteral("again"), m_clock.nowMs() + 60'000);
+    QVERIFY(waitUntil([&] { return waitingUntil(QStringLiteral("again")) > m_clock.nowMs() + 50'000; }));
+    QVERIFY(awaitResult<qint64>([&](auto done) { a->broker.deleteQueue(QStringLiteral("again"), done); }).ok());
+    createQueue(QStringLiteral("again"));
+    QVERIFY(waitingUntil(QStringLiteral("again")) > m_clock.nowMs() + 50'000);
+    QCOMPARE(m_server.cli({QStringLiteral("EXISTS"), QStringLiteral("brokerdesk:{again}:waiting")}).trimmed(),
+             QByteArray("0")); // taken back
+    // B remembers its wait as set and does not set it again; the queue made again has it, so a
+    // publish there still wakes B's next poll.
+    Poll second;
+    QVERIFY(parkOnB(second, QStringLiteral("again")));
+    QVERIFY(publish(*a, QStringLiteral("again"), "\"back\""));
+    QVERIFY2(waitUntil([&] { return second.answered(); }, AnsweredWithinMs), "the poll on B was not woken");
+    QCOMPARE(second.messages().size(), 1);
+}
+
+void TestCrossBrokerWakeups::oneWakeUpPerQueueAndScript()
+{
+    // Three messages run out of time in one queue; the consume that finds them dead-letters all
+    // three into a queue B waits on, opening it once per message: one PUBLISH, not three.
+    makeBrokers(serverOptions());
+    createQueue(QStringLiteral("dead"));
+    QueueConfig config;
+    config.ttlSeconds = 1;
+    config.deadLetterQueue = QStringLiteral("dead");
+    createQueue(QStringLiteral("brief"), config);
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(publish(*a, QStringLiteral("brief"), "\"old\""));
+    Poll poll;
+    QVERIFY(parkOnB(poll, QStringLiteral("dead")));
+    QTest::qWait(1'100);
+    const qint64 before = publishCommandsRun();
+    ConsumeRequest request;
+    QVERIFY(awaitResult<QList<Message>>([&](auto done) { a->broker.consume(QStringLiteral("brief"), request, 0, done); })
+                ->isEmpty());
+    QCOMPARE(publishCommandsRun(), before + 1);
+    QVERIFY2(waitUntil([&] { return poll.answered(); }, AnsweredWithinMs), "the poll on B was not woken");
+    QCOMPARE(poll.messages().size(), 1);
+}
+
+void TestCrossBrokerWakeups::brokersWhoseClocksDisagreeWakeEachOther()
+{
+    // Waits are set and read by Redis's clock: a publisher whose clock is an hour ahead of the
+    // waiting broker's, or an hour behind it, still wakes it.
+    for (const qint64 offset : {3'600'000LL, -3'600'000LL}) {
+        OffsetClock aClock(offset);
+        RedisStoreOptions options = serverOptions();
+        a = std::make_unique<BrokerOnRedis>(options, m_types, aClock, withoutReaper());
+        b = std::make_unique<BrokerOnRedis>(options, m_types, m_clock, withoutReaper());
+        QVERIFY(waitUntil([&] {
+            return a->store.wakeups().subscriber().isSubscribed() && b->store.wakeups().subscriber().isSubscribed()
+                   && a->store.client().readyCount() > 0 && b->store.client().readyCount() > 0;
+        }, 10'000));
+        const QString queue = offset > 0 ? QStringLiteral("ahead") : QStringLiteral("behind");
+        createQueue(queue);
+        Poll poll;
+        QVERIFY(parkOnB(poll, queue));
+        QVERIFY(publish(*a, queue, "\"tick\""));
+        QVERIFY2(waitUntil([&] { return poll.answered(); }, AnsweredWithinMs), qPrintable(queue));
+        QCOMPARE(poll.messages().size(), 1);
+        b.reset();
+        a.reset();
+    }
 }
 
 void TestCrossBrokerWakeups::whatWasPublishedWhileCutOffIsFound()
