@@ -89,6 +89,8 @@ private:
     // Starts a poll on `b` and waits until its wait is known to Redis (`waiting` set) and B is idle.
     bool parkOnB(Poll &poll, const QString &queue, bool acknowledge = true);
     qint64 publishCommandsRun();
+    // A publishes `data` to `queue` and leases it for a second: the leased message's id, or empty.
+    QString leaseForASecond(const QString &queue, const QByteArray &data);
     qint64 scriptCallsRun(); // FCALL, EVALSHA and EVAL the server ran
     // Until when (ms) Redis holds a wait on `queue`: the meta hash's `waiting`, 0 when none.
     qint64 waitingUntil(const QString &queue);
@@ -192,6 +194,18 @@ qint64 commandsRun(RedisServer &node, const QByteArray &command)
 }
 
 } // namespace
+
+QString TestCrossBrokerWakeups::leaseForASecond(const QString &queue, const QByteArray &data)
+{
+    if (!publish(*a, queue, data))
+        return {};
+    ConsumeRequest lease;
+    lease.acknowledge = false;
+    lease.visibilityTimeoutMs = 1'000;
+    const Result<QList<Message>> leased =
+        awaitResult<QList<Message>>([&](auto done) { a->broker.consume(queue, lease, 0, done); });
+    return leased.ok() && leased->size() == 1 ? leased->first().id : QString();
+}
 
 qint64 TestCrossBrokerWakeups::publishCommandsRun()
 {
@@ -431,20 +445,15 @@ void TestCrossBrokerWakeups::aUserWithTheNarrowGrantWakesAndLosesNothing()
     QVERIFY2(waitUntil([&] { return poll.answered(); }, AnsweredWithinMs), "the poll on B was not woken");
     QCOMPARE(poll.messages().size(), 1);
 
-    QVERIFY(publish(*a, QStringLiteral("narrow"), "\"two\""));
-    ConsumeRequest lease;
-    lease.acknowledge = false;
-    lease.visibilityTimeoutMs = 1'000;
-    const Result<QList<Message>> leased =
-        awaitResult<QList<Message>>([&](auto done) { a->broker.consume(QStringLiteral("narrow"), lease, 0, done); });
-    QVERIFY(leased.ok() && leased->size() == 1);
+    const QString leased = leaseForASecond(QStringLiteral("narrow"), "\"two\"");
+    QVERIFY(!leased.isEmpty());
     Poll waiting;
     QVERIFY(parkOnB(waiting, QStringLiteral("narrow")));
     QTest::qWait(1'100);
     a->broker.runMaintenance(); // gives the lease back: a wake-up for B
     QVERIFY2(waitUntil([&] { return waiting.answered(); }, AnsweredWithinMs), "the expired lease did not wake B");
     QCOMPARE(waiting.messages().size(), 1);
-    QCOMPARE(waiting.messages().first().id, leased->first().id);
+    QCOMPARE(waiting.messages().first().id, leased);
 }
 
 void TestCrossBrokerWakeups::aUserWithoutTheChannelLosesNothing()
@@ -464,15 +473,10 @@ void TestCrossBrokerWakeups::aUserWithoutTheChannelLosesNothing()
     QVERIFY(b->store.status().wakeupError.contains(QStringLiteral("NOPERM")));
     createQueue(QStringLiteral("guarded"));
 
-    // B waits (its marker is set); A leases a message, its lease runs out and A's reaper gives
+    // B waits (its wait is set); A leases a message, its lease runs out and A's reaper gives
     // it back (the step that publishes, refused), then A takes it again.
-    QVERIFY(publish(*a, QStringLiteral("guarded"), "\"kept\""));
-    ConsumeRequest lease;
-    lease.acknowledge = false;
-    lease.visibilityTimeoutMs = 1'000;
-    const Result<QList<Message>> leased =
-        awaitResult<QList<Message>>([&](auto done) { a->broker.consume(QStringLiteral("guarded"), lease, 0, done); });
-    QVERIFY(leased.ok() && leased->size() == 1);
+    const QString leased = leaseForASecond(QStringLiteral("guarded"), "\"kept\"");
+    QVERIFY(!leased.isEmpty());
     Poll waiting;
     QVERIFY(parkOnB(waiting, QStringLiteral("guarded")));
     QTest::qWait(1'100);
@@ -482,7 +486,7 @@ void TestCrossBrokerWakeups::aUserWithoutTheChannelLosesNothing()
         awaitResult<QList<Message>>([&](auto done) { a->broker.consume(QStringLiteral("guarded"), ConsumeRequest{}, 0, done); });
     QVERIFY(again.ok());
     QCOMPARE(again->size(), 1); // back in the queue: the refused PUBLISH did not cut the reaper's step short
-    QCOMPARE(again->first().id, leased->first().id);
+    QCOMPARE(again->first().id, leased);
     QVERIFY(!waiting.answered()); // B hears nothing without the channel (its reaper would answer)
 }
 
