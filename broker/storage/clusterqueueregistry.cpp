@@ -71,12 +71,18 @@ void ClusterQueueRegistry::entries(std::function<void(Result<QList<std::pair<QSt
         m_key);
 }
 
-bool ClusterQueueRegistry::isLeftover(const QByteArray &generation) const
+bool ClusterQueueRegistry::isLeftover(const QString &name, const QByteArray &generation)
 {
-    const qsizetype dash = generation.indexOf('-');
-    bool ok = false;
-    const qint64 madeMs = generation.left(dash).toLongLong(&ok);
-    return dash > 0 && ok && m_clock.nowMs() - madeMs >= LeftoverAgeMs;
+    const qint64 now = m_clock.nowMs();
+    Sighting &seen = m_leftovers[name];
+    if (seen.generation != generation)
+        seen = Sighting{generation, now};
+    return now - seen.firstMs >= LeftoverAgeMs;
+}
+
+void ClusterQueueRegistry::keepLeftovers(const QSet<QString> &found)
+{
+    m_leftovers.removeIf([&found](const auto &entry) { return !found.contains(entry.key()); });
 }
 
 } // namespace Broker

@@ -7,6 +7,9 @@
 #include "core/clock.h"
 #include "core/result.h"
 
+#include <QHash>
+#include <QSet>
+
 #include <functional>
 #include <random>
 
@@ -21,9 +24,12 @@ namespace Broker {
 //   delete: delete.lua answers the generation it deleted, then withdraw removes the entry only
 //           while it still holds that generation (a queue made again meanwhile stays listed).
 // A crash between the steps leaves at worst an entry without a queue: listing skips it (the
-// queue's info answers not found) and the reaper sweeps it once it is older than leftoverAgeMs,
-// long enough that no create can still be between its two steps.
-// Generations are "<ms>-<64 random bits>": unique per creation, and their age is readable.
+// queue's info answers not found) and the reaper sweeps it once this broker has found it without
+// its queue, with the same generation, for LeftoverAgeMs by its own clock: long enough that no
+// create can still be between its two steps. Its own clock, not the time in the generation: a
+// broker whose clock is ahead of the enrolling broker's would otherwise sweep the entry of a
+// create still between its steps, and the queue made by the second step would be listed nowhere.
+// Generations are "<ms>-<64 random bits>": unique per creation.
 class ClusterQueueRegistry
 {
 public:
@@ -40,8 +46,12 @@ public:
     void withdraw(const QString &name, const QByteArray &generation, std::function<void(Result<void>)> done);
     // Every entry, name -> generation.
     void entries(std::function<void(Result<QList<std::pair<QString, QByteArray>>>)> done);
-    // Whether an entry whose queue is missing is a leftover of a crash, safe to sweep.
-    bool isLeftover(const QByteArray &generation) const;
+    // Whether an entry found without its queue is a leftover of a crash, safe to sweep: it was
+    // found so, with this generation, LeftoverAgeMs ago or more. Remembers when it was first found.
+    bool isLeftover(const QString &name, const QByteArray &generation);
+    // After a listing: forgets what it remembers of entries not found without their queue in it
+    // (they went, or their queue came).
+    void keepLeftovers(const QSet<QString> &found);
 
 private:
     ResilientScriptRunner &m_runner;
@@ -49,6 +59,12 @@ private:
     const Clock &m_clock;
     const QByteArray m_key;
     std::mt19937_64 m_random;
+    struct Sighting
+    {
+        QByteArray generation;
+        qint64 firstMs = 0;
+    };
+    QHash<QString, Sighting> m_leftovers;
 };
 
 } // namespace Broker

@@ -284,6 +284,7 @@ void RedisOperations::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
         struct Gather
         {
             QList<QueueInfo> infos;
+            QSet<QString> leftovers; // cluster: entries found without their queue
             std::optional<Error> failure;
             qsizetype waiting = 0;
             Completion<QList<QueueInfo>> done;
@@ -291,7 +292,9 @@ void RedisOperations::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
         auto gather = std::make_shared<Gather>();
         gather->waiting = entries->size();
         gather->done = std::move(done);
-        const auto finish = [gather] {
+        const auto finish = [this, gather] {
+            if (m_cluster)
+                m_cluster->keepLeftovers(gather->leftovers);
             if (gather->failure)
                 return gather->done(*gather->failure);
             std::sort(gather->infos.begin(), gather->infos.end(),
@@ -307,11 +310,14 @@ void RedisOperations::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
                 } else if (info.error().code == ErrorCode::QueueNotFound) {
                     // Gone meanwhile, or (cluster) an entry a crash left behind: not listed. A
                     // leftover is swept once the queue's outbox (a deleted queue's) is empty.
-                    if (m_cluster && m_cluster->isLeftover(generation))
-                        m_transfers->deliver(name, [this, name, generation](bool emptied) {
-                            if (emptied)
-                                m_cluster->withdraw(name, generation, [](Result<void>) {});
-                        });
+                    if (m_cluster) {
+                        gather->leftovers.insert(name);
+                        if (m_cluster->isLeftover(name, generation))
+                            m_transfers->deliver(name, [this, name, generation](bool emptied) {
+                                if (emptied)
+                                    m_cluster->withdraw(name, generation, [](Result<void>) {});
+                            });
+                    }
                 } else if (!gather->failure) {
                     gather->failure = info.error();
                 }
