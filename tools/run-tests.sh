@@ -67,11 +67,11 @@ if [ "${SANITIZE:-1}" != 0 ]; then
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         LSAN_OPTIONS="suppressions=$(pwd)/tools/lsan-suppressions.txt:print_suppressions=0" \
         ctest --test-dir "$build_dir-asan" --output-on-failure -j"$jobs" -LE 'cluster|valkey'
-    # Of the cluster suites (a 6-node cluster each), the router and the ones that move messages
-    # between slots, and the wake-ups across brokers; the release tree runs them all, and the Valkey
-    # runs (the same code).
+    # Of the cluster suites (a 6-node cluster each), the router, the ones that move messages between
+    # slots, the registry's two-step create and delete, and the wake-ups across brokers; the release
+    # tree runs them all, and the Valkey runs (the same code).
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         LSAN_OPTIONS="suppressions=$(pwd)/tools/lsan-suppressions.txt:print_suppressions=0" \
         ctest --test-dir "$build_dir-asan" --output-on-failure -j"$jobs" \
-        -R '^(tst_clusterrouter|tst_messagebroker_leases_cluster|tst_messagebroker_actions_cluster|tst_crossbrokerwakeups)$'
+        -R '^(tst_clusterrouter|tst_clusterregistry|tst_messagebroker_leases_cluster|tst_messagebroker_actions_cluster|tst_crossbrokerwakeups)$'
 fi
