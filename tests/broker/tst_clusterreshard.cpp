@@ -88,9 +88,17 @@ void TestClusterReshard::busyQueueMovedUnderLoad()
     drain(loads, ledger);
 
     qint64 asked = 0, movedRedirects = 0;
+    // What /health and /metrics show per node (StoreStatus): the moved-away slot's old primary
+    // sent the commands on, and the nodes' counts add up to the router's.
+    const QString fromAddress = QStringLiteral("127.0.0.1:%1").arg(cluster.node(from).port());
+    qint64 movedByFrom = 0, movedByNodes = 0;
     for (const auto &on : brokers) {
         asked += on->store.cluster()->askRedirects();
         movedRedirects += on->store.cluster()->movedRedirects();
+        for (const StoreNodeStatus &node : on->store.status().nodes) {
+            movedByNodes += node.movedRedirects;
+            movedByFrom += node.address == fromAddress ? node.movedRedirects : 0;
+        }
     }
     qInfo("%s queue: %d keys migrated; %lld publishes acknowledged, %lld failed; %lld deliveries; lost %lld; "
           "double leases %lld; acked and delivered again %lld; ack answered by no one %lld; consume failures %lld, ack failures %lld (%s); "
@@ -107,6 +115,8 @@ void TestClusterReshard::busyQueueMovedUnderLoad()
     QCOMPARE(ledger.doubleLeases, 0);
     QCOMPARE(ledger.redeliveredAfterAck, 0);
     QVERIFY(movedRedirects > 0);
+    QCOMPARE(movedByNodes, movedRedirects);
+    QVERIFY(movedByFrom > 0);
 }
 
 QTEST_GUILESS_MAIN(TestClusterReshard)
