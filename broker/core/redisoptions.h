@@ -38,6 +38,13 @@ struct ConnectionOptions
                                                  // Redis's own proto-max-bulk-len is 512 MiB)
     qint64 maxOutputBytes = 256LL * 1024 * 1024; // commands not yet taken by the socket; beyond,
                                                  // new commands fail at once (Unavailable, not sent)
+
+    // Not configuration: set by the store. Sent first on every connection once it is ready, so on
+    // every (re)connect to every node (the script library's FUNCTION LOAD: a node restarted empty
+    // has it again before the first call). Its reply is not read: a refusal (the library there
+    // already, FUNCTION unknown or not permitted, OOM) leaves the calls to find their way as they
+    // would without it (ScriptRunner).
+    QByteArrayList firstCommand;
 };
 
 // How many connections a pool keeps and how long a command waits for one (PoolOptions adds the

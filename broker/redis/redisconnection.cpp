@@ -204,6 +204,8 @@ void RedisConnection::startHandshake()
         }
         m_connectTimer.stop();
         m_state = State::Ready;
+        if (!m_options.firstCommand.isEmpty())
+            command(m_options.firstCommand, [](CommandResult) {});
         Q_EMIT ready();
     }, 0);
 }

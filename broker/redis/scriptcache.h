@@ -33,7 +33,8 @@ struct Script
 };
 
 // Runs scripts as functions where they have a library and the server has FUNCTION (FCALL), else
-// with EVALSHA, so that only a name or the 40-byte hash travels per call. When the server does not
+// with EVALSHA, so that only a name or the 40-byte hash travels per call. (The store's connections
+// also load the library when they connect: ConnectionOptions::firstCommand.) When the server does not
 // know the function (never loaded there, a restart, FUNCTION FLUSH), the library is loaded with
 // FUNCTION LOAD where the call went and the call made again; "already exists" means another
 // broker loaded it first; a call that still finds no function (on a cluster, ASK sent it to a

@@ -90,6 +90,11 @@ Script load(const char *name)
 
 } // namespace
 
+std::shared_ptr<const FunctionLibrary> library()
+{
+    return load("publish").library;
+}
+
 Set::Set()
     : create(load("create")),
       update(load("update")),

@@ -23,6 +23,9 @@ struct Set
     Redis::Script await; // a long poll's wait, for other brokers' wake-ups (RedisWakeups)
 };
 
+// The one function library that holds every script of the Set (FUNCTION LOAD).
+std::shared_ptr<const Redis::FunctionLibrary> library();
+
 // A reply's integer, whether Redis sent it as an integer or as text.
 qint64 integerOf(const Redis::RedisReply &reply);
 // The kind named in a script's event list ("Acked", "DeadLettered", ...).

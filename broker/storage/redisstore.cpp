@@ -16,9 +16,14 @@ namespace {
 
 std::unique_ptr<Redis::RedisClient> makeClient(const RedisStoreOptions &options)
 {
+    // Every connection of the store's (not the wake-ups' subscription) loads the script library
+    // where it connects: on a cluster every primary, again after each reconnect.
+    Redis::ConnectionOptions connection = options.connection;
+    if (const std::shared_ptr<const Redis::FunctionLibrary> library = RedisScripts::library())
+        connection.firstCommand = {QByteArrayLiteral("FUNCTION"), QByteArrayLiteral("LOAD"), library->source};
     if (options.cluster)
-        return std::make_unique<Redis::ClusterRouter>(options.connection, options.pool, *options.cluster);
-    return std::make_unique<Redis::ConnectionPool>(options.connection, options.pool);
+        return std::make_unique<Redis::ClusterRouter>(connection, options.pool, *options.cluster);
+    return std::make_unique<Redis::ConnectionPool>(connection, options.pool);
 }
 
 // Where the wake-up subscription may go: the one server, or any node of the cluster that is not

@@ -3,7 +3,8 @@
 // create and a delete are two steps each (ClusterQueueRegistry): cut between the steps, racing on
 // two brokers, and judged by brokers whose clocks disagree. A queue that exists is always listed;
 // an entry a crash left without its queue is not listed, and is swept only after the broker has
-// found it so for a minute by its own clock.
+// found it so for a minute by its own clock. And what every node needs before a store's first
+// call there: the script library, loaded on each (re)connect.
 #include "storage/clusterqueueregistry.h"
 #include "storage/redisstore.h"
 
@@ -39,6 +40,7 @@ private Q_SLOTS:
     void aDeleteCutBeforeWithdrawingIsSweptAfterAMinute();
     void aQueueMadeAgainBeforeTheDeletesLastStepStaysListed();
     void createsAndDeletesRacingOnTwoBrokersLeaveEveryQueueListed();
+    void everyPrimaryHasTheLibraryFromTheStoresConnect();
 
 private:
     std::unique_ptr<RedisStore> makeStore(const Clock &clock);
@@ -216,6 +218,31 @@ void TestClusterRegistry::createsAndDeletesRacingOnTwoBrokersLeaveEveryQueueList
         QCOMPARE(listed(*b), expected);
     }
     qInfo("the queue existed after %d of 40 races", existed);
+}
+
+void TestClusterRegistry::everyPrimaryHasTheLibraryFromTheStoresConnect()
+{
+    QList<int> primaries;
+    for (int i = 0; i < m_cluster.size(); ++i)
+        if (m_cluster.node(i).cli({QStringLiteral("ROLE")}).startsWith("master")) {
+            primaries.append(i);
+            m_cluster.node(i).cli({QStringLiteral("FUNCTION"), QStringLiteral("FLUSH")});
+        }
+    QCOMPARE(primaries.size(), 3);
+    const auto loaded = [&](int node) { return m_cluster.node(node).cli({QStringLiteral("FUNCTION"), QStringLiteral("LIST")}).contains("brokerdesk_"); };
+    SystemClock clock;
+    const std::unique_ptr<RedisStore> store = makeStore(clock);
+    QVERIFY(store);
+    for (int node : primaries)
+        QVERIFY2(waitUntil([&] { return loaded(node); }), qPrintable(QString::number(node)));
+
+    // One primary restarted empty: its library gone, the store's connections cut. The store
+    // connects again and loads it before any call.
+    const int node = primaries.first();
+    m_cluster.node(node).cli({QStringLiteral("FUNCTION"), QStringLiteral("FLUSH")});
+    m_cluster.node(node).cli({QStringLiteral("CLIENT"), QStringLiteral("KILL"), QStringLiteral("TYPE"), QStringLiteral("normal")});
+    QVERIFY(waitUntil([&] { return loaded(node); }));
+    QCOMPARE(store->scriptReloads(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestClusterRegistry)

@@ -165,6 +165,7 @@ private Q_SLOTS:
     void otherToolsSeeListsAndStreams();
     void keysCarryTheQueueHashTag();
     void scriptFlushIsInvisibleToClients();
+    void theLibraryIsLoadedOnEveryConnect();
     void scriptsRunByEvalWhereFunctionIsRenamedAway();
     void aFullRedisCanStillBeReadAndEmptied();
     void competingBrokersNeverShareALease();
@@ -247,6 +248,28 @@ void TestRedisStore::scriptFlushIsInvisibleToClients()
     QCOMPARE(failures, 0);
     QVERIFY(s.store.scriptReloads() >= 4);
     QCOMPARE(s.store.status().scriptCalls, QStringLiteral("functions")); // Redis 7 and Valkey 8 have them
+}
+
+void TestRedisStore::theLibraryIsLoadedOnEveryConnect()
+{
+    // Each connection loads the script library first: the first calls find it, also after the
+    // server came back without it (restarted empty), once the broker has connected again.
+    const auto loaded = [&] { return m_redis.cli({"FUNCTION", "LIST"}).contains("brokerdesk_"); };
+    QCOMPARE(m_redis.cli({"FUNCTION", "FLUSH"}), QByteArray("OK"));
+    Store s(m_redis.port());
+    QVERIFY(waitUntil(loaded));
+    QVERIFY(get<QueueInfo>([&](auto d) { s.store.createQueue("q", configOf("list"), d); }).ok());
+    QVERIFY(s.publish("q", 1).ok());
+    QCOMPARE(s.store.scriptReloads(), 0);
+
+    QCOMPARE(m_redis.cli({"FUNCTION", "FLUSH"}), QByteArray("OK"));
+    m_redis.cli({"CLIENT", "KILL", "TYPE", "normal"});
+    QVERIFY(waitUntil(loaded));
+    QVERIFY(waitUntil([&] { return s.store.client().readyCount() == 2; }));
+    QVERIFY(s.publish("q", 2).ok());
+    QCOMPARE(s.consume("q", 2)->size(), 2);
+    QCOMPARE(s.store.scriptReloads(), 0);
+    QCOMPARE(s.store.status().scriptCalls, QStringLiteral("functions"));
 }
 
 void TestRedisStore::scriptsRunByEvalWhereFunctionIsRenamedAway()
