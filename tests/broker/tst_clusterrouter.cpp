@@ -41,6 +41,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanup();
     void readsTheSlotMap();
+    void readsClusterSlotsWhereShardsIsRefused();
     void routesEveryKeyToItsPrimary();
     void followsMovedAfterASlotMoved();
     void followsAskWhileASlotMoves();
@@ -157,6 +158,30 @@ void TestClusterRouter::readsTheSlotMap()
     QCOMPARE(primaries, 3);
     QCOMPARE(online, 3);
     QCOMPARE(router->readyCount(), 6); // pools to the primaries only
+}
+
+void TestClusterRouter::readsClusterSlotsWhereShardsIsRefused()
+{
+    // A server before 7.0 has no CLUSTER SHARDS; here the ACL refuses it on every node. The map
+    // comes from CLUSTER SLOTS then, and keys are routed by it.
+    const auto setShards = [&](const char *rule) {
+        for (int i = 0; i < m_cluster.size(); ++i)
+            QCOMPARE(m_cluster.node(i).cli({"ACL", "SETUSER", "default", rule}), QByteArray("OK"));
+    };
+    setShards("-cluster|shards");
+    const auto router = makeRouter();
+    const bool served = router->refreshes() > 0 && router->allSlotsServed();
+    const int primaries = int(router->slotMap().primaries().size());
+    const QByteArray key = "brokerdesk:{slots}:meta";
+    const auto set = call(*router, {"SET", key, "1"}, key);
+    const QByteArray refusals = m_cluster.node(0).cli({"ACL", "LOG"});
+    setShards("+cluster|shards");
+    QVERIFY2(served, qPrintable(router->lastError()));
+    QCOMPARE(primaries, 3);
+    QVERIFY(set && set->ok() && set->value().isText("OK"));
+    QCOMPARE(m_cluster.node(m_cluster.primaryFor(key)).cli({"GET", QString::fromUtf8(key)}), QByteArray("1"));
+    QVERIFY2(refusals.contains("shards"), refusals.constData()); // SHARDS was asked, and refused
+    QCOMPARE(router->movedRedirects(), 0);
 }
 
 void TestClusterRouter::routesEveryKeyToItsPrimary()
