@@ -12,12 +12,16 @@ class Clock
 public:
     virtual ~Clock() = default;
     virtual qint64 nowMs() const = 0;
+    // Milliseconds from an arbitrary start that never step (NTP, a VM resumed): for how long
+    // something lasted on this machine. A clock that moves only when told is its own.
+    virtual qint64 monotonicMs() const { return nowMs(); }
 };
 
 class SystemClock final : public Clock
 {
 public:
     qint64 nowMs() const override;
+    qint64 monotonicMs() const override;
 };
 
 // A clock that moves only when told to; for tests and replay tools. Starts at a fixed,

@@ -73,16 +73,16 @@ void ClusterQueueRegistry::entries(std::function<void(Result<QList<std::pair<QSt
 
 bool ClusterQueueRegistry::isLeftover(const QString &name, const QByteArray &generation)
 {
-    const qint64 now = m_clock.nowMs();
+    const qint64 now = m_clock.monotonicMs();
     Sighting &seen = m_leftovers[name];
     if (seen.generation != generation)
         seen = Sighting{generation, now};
     return now - seen.firstMs >= LeftoverAgeMs;
 }
 
-void ClusterQueueRegistry::keepLeftovers(const QSet<QString> &found)
+void ClusterQueueRegistry::keepLeftovers(const QSet<QString> &registered)
 {
-    m_leftovers.removeIf([&found](const auto &entry) { return !found.contains(entry.key()); });
+    m_leftovers.removeIf([&registered](const auto &entry) { return !registered.contains(entry.key()); });
 }
 
 } // namespace Broker

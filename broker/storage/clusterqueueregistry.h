@@ -24,11 +24,12 @@ namespace Broker {
 //   delete: delete.lua answers the generation it deleted, then withdraw removes the entry only
 //           while it still holds that generation (a queue made again meanwhile stays listed).
 // A crash between the steps leaves at worst an entry without a queue: listing skips it (the
-// queue's info answers not found) and the reaper sweeps it once this broker has found it without
-// its queue, with the same generation, for LeftoverAgeMs by its own clock: long enough that no
-// create can still be between its two steps. Its own clock, not the time in the generation: a
-// broker whose clock is ahead of the enrolling broker's would otherwise sweep the entry of a
-// create still between its steps, and the queue made by the second step would be listed nowhere.
+// queue's info answers not found), and listing and the reaper sweep it once this broker has found
+// it without its queue, with the same generation, for LeftoverAgeMs of its own monotonic clock:
+// long enough that no create can still be between its two steps. Not by the time in the
+// generation: a broker whose clock is ahead of the enrolling broker's (or whose clock stepped)
+// would sweep the entry of a create still between its steps, and the queue made by the second
+// step would be listed nowhere (until someone tried to create it again: enrolling lists it).
 // Generations are "<ms>-<64 random bits>": unique per creation.
 class ClusterQueueRegistry
 {
@@ -49,9 +50,10 @@ public:
     // Whether an entry found without its queue is a leftover of a crash, safe to sweep: it was
     // found so, with this generation, LeftoverAgeMs ago or more. Remembers when it was first found.
     bool isLeftover(const QString &name, const QByteArray &generation);
-    // After a listing: forgets what it remembers of entries not found without their queue in it
-    // (they went, or their queue came).
-    void keepLeftovers(const QSet<QString> &found);
+    // After a pass over the registry: forgets what it remembers of entries no longer in it. (An
+    // entry whose queue came keeps its sighting: it is asked about only when its queue is missing
+    // again, and a create in between would have given it a new generation.)
+    void keepLeftovers(const QSet<QString> &registered);
 
 private:
     ResilientScriptRunner &m_runner;

@@ -219,11 +219,16 @@ void RedisOperations::deleteQueue(const QString &name, Completion<qint64> done)
         // both (ClusterQueueRegistry, forEachQueue): the entry stays while the outbox has work.
         const QByteArray generation = reply->elements.value(1).string;
         if (m_cluster && !generation.isEmpty())
-            m_transfers->deliver(name, [this, name, generation](bool emptied) {
-                if (emptied)
-                    m_cluster->withdraw(name, generation, [](Result<void>) {});
-            });
+            withdrawOnceHandedOver(name, generation);
         done(integerOf(reply->elements.value(0)));
+    });
+}
+
+void RedisOperations::withdrawOnceHandedOver(const QString &name, const QByteArray &generation)
+{
+    m_transfers->deliver(name, [this, name, generation](bool emptied) {
+        if (emptied)
+            m_cluster->withdraw(name, generation, [](Result<void>) {});
     });
 }
 
@@ -284,7 +289,6 @@ void RedisOperations::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
         struct Gather
         {
             QList<QueueInfo> infos;
-            QSet<QString> leftovers; // cluster: entries found without their queue
             std::optional<Error> failure;
             qsizetype waiting = 0;
             Completion<QList<QueueInfo>> done;
@@ -292,9 +296,13 @@ void RedisOperations::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
         auto gather = std::make_shared<Gather>();
         gather->waiting = entries->size();
         gather->done = std::move(done);
-        const auto finish = [this, gather] {
-            if (m_cluster)
-                m_cluster->keepLeftovers(gather->leftovers);
+        if (m_cluster) {
+            QSet<QString> registered;
+            for (const auto &entry : *entries)
+                registered.insert(entry.first);
+            m_cluster->keepLeftovers(registered);
+        }
+        const auto finish = [gather] {
             if (gather->failure)
                 return gather->done(*gather->failure);
             std::sort(gather->infos.begin(), gather->infos.end(),
@@ -310,14 +318,8 @@ void RedisOperations::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
                 } else if (info.error().code == ErrorCode::QueueNotFound) {
                     // Gone meanwhile, or (cluster) an entry a crash left behind: not listed. A
                     // leftover is swept once the queue's outbox (a deleted queue's) is empty.
-                    if (m_cluster) {
-                        gather->leftovers.insert(name);
-                        if (m_cluster->isLeftover(name, generation))
-                            m_transfers->deliver(name, [this, name, generation](bool emptied) {
-                                if (emptied)
-                                    m_cluster->withdraw(name, generation, [](Result<void>) {});
-                            });
-                    }
+                    if (m_cluster && m_cluster->isLeftover(name, generation))
+                        withdrawOnceHandedOver(name, generation);
                 } else if (!gather->failure) {
                     gather->failure = info.error();
                 }

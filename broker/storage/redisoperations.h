@@ -118,6 +118,9 @@ private:
     // Runs `step` for every queue in the registry at once; `done` gets what the steps gave, by name.
     template<typename Step>
     void forEachQueue(Step step, Completion<QList<QueueInfo>> done);
+    // Cluster: hands over what the deleted (or leftover) queue `name` sent away, then removes its
+    // registry entry if it still holds `generation`.
+    void withdrawOnceHandedOver(const QString &name, const QByteArray &generation);
     void settle(const QString &name, const MessageRef &ref, const char *action, qint64 ms, ScriptDone done);
     // browse.lua run in `queue` for `name`'s messages (`forOrigin`: `queue` is name's dead-letter
     // queue in another slot, read for the messages it has from `name`).
