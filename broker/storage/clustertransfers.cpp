@@ -122,9 +122,7 @@ void ClusterTransfers::giveBack(const QString &queue, QList<Entry> entries, qsiz
     m_run(m_scripts.giveback, queue, {entries[next].raw}, [this, queue, entries, next](Result<RedisReply> reply) mutable {
         if (!reply)
             return finish(queue, false, reply.error().message);
-        // The script gives back every entry bound for that target at once (in their order):
-        // the later ones of this batch find themselves gone from the outbox, and count 0.
-        m_givenBack += RedisScripts::integerOf(*reply);
+        m_givenBack += RedisScripts::integerOf(*reply); // 0: it had left the outbox already
         m_events.available(queue);
         handOver(queue, std::move(entries), next + 1);
     });

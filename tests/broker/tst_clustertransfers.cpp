@@ -438,8 +438,8 @@ void TestClusterTransfers::aTargetDeletedBeforeTheHandOverGivesTheMessagesBack()
         awaitResult<PublishResult>([&](auto d) { store->publish(transfer.source, {more}, {}, d); });
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, ErrorCode::QueueFull);
-    // Each once, and in the order they stood before they left (giveback.lua gives back every
-    // entry for the target in one step: one by one, each to the front, they stood reversed).
+    // Each once, and in the order they stood before they left (given back to the back of the
+    // queue in the order they left; to the front, one by one, they stood reversed).
     QCOMPARE(takeAll(*store, transfer.source), transfer.ids);
 }
 
