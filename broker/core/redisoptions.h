@@ -41,9 +41,9 @@ struct ConnectionOptions
 
     // Not configuration: set by the store. Sent first on every connection once it is ready, so on
     // every (re)connect to every node (the script library's FUNCTION LOAD: a node restarted empty
-    // has it again before the first call). Its reply is not read: a refusal (the library there
-    // already, FUNCTION unknown or not permitted, OOM) leaves the calls to find their way as they
-    // would without it (ScriptRunner).
+    // has it again before the first call), without a deadline of its own. What it answers is
+    // ignored: a refusal (the library there already, FUNCTION unknown or not permitted, OOM)
+    // leaves the calls to find their way as they would without it (ScriptRunner).
     QByteArrayList firstCommand;
 };
 

@@ -204,8 +204,10 @@ void RedisConnection::startHandshake()
         }
         m_connectTimer.stop();
         m_state = State::Ready;
+        // No deadline of its own (a large library over a slow link must not drop the
+        // connection): the commands sent behind it wait for it and keep theirs.
         if (!m_options.firstCommand.isEmpty())
-            command(m_options.firstCommand, [](CommandResult) {});
+            send(m_options.firstCommand, [](CommandResult) {}, 0);
         Q_EMIT ready();
     }, 0);
 }
