@@ -32,9 +32,35 @@ void appendLine(char *&p, char prefix, qsizetype number)
 // before is complete: no pointer the reader holds moves. The root alone is allocated on its own
 // (hiredis frees it on a protocol error). A hook that runs out of memory returns nothing: hiredis
 // then fails the read.
-template<typename Fill>
-void *made(const redisReadTask *task, RedisReply::Type type, Fill fill)
+// What the reply being read has taken so far, while RespReader::next() runs the hooks below:
+// hiredis hands them no context of ours that its version in Debian is sure to set.
+struct Budget
 {
+    qint64 *used = nullptr;
+    qint64 limit = 0;
+    bool exceeded = false;
+};
+thread_local Budget *t_budget = nullptr;
+
+// Counts a value's memory (its struct and its text, about) against the reply's bound; false when
+// that passes it, and the hook then fails the read as hiredis fails it when memory runs out.
+bool charge(qsizetype textBytes)
+{
+    Budget *budget = t_budget;
+    if (!budget)
+        return true;
+    *budget->used += qint64(sizeof(RedisReply)) + textBytes;
+    if (*budget->used <= budget->limit)
+        return true;
+    budget->exceeded = true;
+    return false;
+}
+
+template<typename Fill>
+void *made(const redisReadTask *task, RedisReply::Type type, qsizetype textBytes, Fill fill)
+{
+    if (!charge(textBytes))
+        return nullptr;
     std::unique_ptr<RedisReply> root;
     try {
         RedisReply *reply = nullptr;
@@ -60,24 +86,25 @@ void *createString(const redisReadTask *task, char *text, size_t length)
     const RedisReply::Type type = task->type == REDIS_REPLY_ERROR    ? RedisReply::Type::Error
                                   : task->type == REDIS_REPLY_STATUS ? RedisReply::Type::Status
                                                                      : RedisReply::Type::String;
-    return made(task, type, [&](RedisReply &reply) { reply.string = QByteArray(text, qsizetype(length)); });
+    return made(task, type, qsizetype(length),
+                [&](RedisReply &reply) { reply.string = QByteArray(text, qsizetype(length)); });
 }
 
 void *createArray(const redisReadTask *task, int elements)
 {
     // Room for a usual reply's elements; a long array grows as its elements come.
-    return made(task, RedisReply::Type::Array,
+    return made(task, RedisReply::Type::Array, 0,
                 [&](RedisReply &reply) { reply.elements.reserve(std::min(elements, 64)); });
 }
 
 void *createInteger(const redisReadTask *task, long long integer)
 {
-    return made(task, RedisReply::Type::Integer, [&](RedisReply &reply) { reply.integer = integer; });
+    return made(task, RedisReply::Type::Integer, 0, [&](RedisReply &reply) { reply.integer = integer; });
 }
 
 void *createNil(const redisReadTask *task)
 {
-    return made(task, RedisReply::Type::Nil, [](RedisReply &) {});
+    return made(task, RedisReply::Type::Nil, 0, [](RedisReply &) {});
 }
 
 void freeReply(void *reply)
@@ -150,7 +177,7 @@ bool RespReader::feed(QByteArrayView bytes)
 {
     if (failed())
         return false;
-    if (buffered() + bytes.size() > m_maxBuffered) {
+    if (buffered() + m_replyBytes + bytes.size() > m_maxBuffered) {
         m_error = QStringLiteral("a reply larger than %1 bytes").arg(m_maxBuffered);
         return false;
     }
@@ -166,15 +193,21 @@ std::optional<RedisReply> RespReader::next()
     if (failed())
         return std::nullopt;
     void *raw = nullptr;
-    if (redisReaderGetReply(m_reader, &raw) != REDIS_OK) {
+    Budget budget{&m_replyBytes, m_maxBuffered};
+    t_budget = &budget;
+    const int read = redisReaderGetReply(m_reader, &raw);
+    t_budget = nullptr;
+    if (read != REDIS_OK) {
         // hiredis's text names what it found ("Protocol error, got \"x\" as reply type byte").
-        m_error = QString::fromUtf8(m_reader->errstr);
+        m_error = budget.exceeded ? QStringLiteral("a reply larger than %1 bytes").arg(m_maxBuffered)
+                                  : QString::fromUtf8(m_reader->errstr);
         if (m_error.isEmpty())
             m_error = QStringLiteral("unreadable reply");
         return std::nullopt;
     }
     if (!raw)
-        return std::nullopt;
+        return std::nullopt; // a reply still coming keeps what it has taken
+    m_replyBytes = 0;
     std::unique_ptr<RedisReply> root(static_cast<RedisReply *>(raw));
     return std::move(*root);
 }

@@ -22,8 +22,10 @@ bool appendCommand(QByteArray &out, const QByteArrayList &args);
 QByteArray decimal(qint64 n);
 
 // hiredis's RESP reader (protocol only, no I/O), building RedisReply values: bytes go in as they
-// arrive, whole replies come out. Bounded: bytes received and not yet parsed may not pass
-// `maxBufferedBytes` (the elements of an unfinished array are parsed as they come).
+// arrive, whole replies come out. Bounded: bytes received and not yet parsed, and the values of
+// the reply still coming (the elements of an unfinished array are parsed as they come, each
+// counted with its struct: a small element takes many times its bytes), may not pass
+// `maxBufferedBytes` together.
 class RespReader
 {
 public:
@@ -45,6 +47,7 @@ public:
 private:
     redisReader *m_reader = nullptr;
     qint64 m_maxBuffered = 0;
+    qint64 m_replyBytes = 0; // what the values of the reply still coming take, about
     QString m_error;
 };
 

@@ -26,6 +26,8 @@ private Q_SLOTS:
     void protocolErrorStopsTheReader();
     void boundRefusesAnOverlongReply();
     void arrayHeaderCostsNothingUntilItsElementsCome();
+    void anArrayWhoseElementsNeverEndIsRefused();
+    void theBoundIsPerReply();
 };
 
 namespace {
@@ -192,6 +194,37 @@ void TestRespCodec::arrayHeaderCostsNothingUntilItsElementsCome()
     QVERIFY(!reader.feed(more));
     QVERIFY(reader.failed());
     QVERIFY2(reader.error().contains(QLatin1String("4096 bytes")), qPrintable(reader.error()));
+}
+
+void TestRespCodec::anArrayWhoseElementsNeverEndIsRefused()
+{
+    // Elements fed a few at a time, each feed well under the bound on unread bytes: what they take
+    // parsed (an integer of 4 bytes is a RedisReply of several times that) is counted too, and
+    // ends the reply at the bound rather than when memory runs out.
+    RespReader reader(64 * 1024);
+    QVERIFY(reader.feed("*2000000000\r\n"));
+    QByteArray elements;
+    for (int i = 0; i < 500; ++i)
+        elements += ":7\r\n";
+    int feeds = 0;
+    while (feeds < 1000 && reader.feed(elements) && !reader.next() && !reader.failed())
+        ++feeds;
+    QVERIFY(reader.failed());
+    QVERIFY2(reader.error().contains(QLatin1String("65536 bytes")), qPrintable(reader.error()));
+    QVERIFY2(feeds * elements.size() < 64 * 1024, qPrintable(QString::number(feeds)));
+    QVERIFY(!reader.next());
+}
+
+void TestRespCodec::theBoundIsPerReply()
+{
+    // Replies taken out give their share back: many small ones pass a small bound in sum.
+    RespReader reader(1024);
+    for (int i = 0; i < 200; ++i) {
+        QVERIFY(reader.feed("*3\r\n:1\r\n$2\r\nab\r\n:3\r\n"));
+        const std::optional<RedisReply> reply = reader.next();
+        QVERIFY2(reply, qPrintable(reader.error()));
+        QCOMPARE(reply->elements.size(), qsizetype(3));
+    }
 }
 
 QTEST_APPLESS_MAIN(TestRespCodec)
