@@ -13,6 +13,7 @@
 #include <QSet>
 #include <QTest>
 
+#include <algorithm>
 #include <optional>
 
 using namespace Broker;
@@ -45,6 +46,7 @@ private Q_SLOTS:
     void routesEveryKeyToItsPrimary();
     void followsMovedAfterASlotMoved();
     void followsAskWhileASlotMoves();
+    void readsTheMapPeriodicallyAndAfterRedirectsAtMostOncePerGap();
     void loadsScriptsOnEachNode();
     void aFunctionAskedOfANodeWithoutItRunsByEval();
     void writesWaitForReplicas();
@@ -224,6 +226,56 @@ void TestClusterRouter::followsMovedAfterASlotMoved()
     QCOMPARE(router->movedRedirects(), moved);
     QCOMPARE(m_cluster.node(to).cli({"GET", QString::fromUtf8(key)}), QByteArray("after"));
     moveSlot(slot, to, from, true); // as it was, for the other cases
+}
+
+void TestClusterRouter::readsTheMapPeriodicallyAndAfterRedirectsAtMostOncePerGap()
+{
+    // Idle, the map is read every refreshIntervalMs.
+    ClusterOptions often;
+    often.refreshIntervalMs = 300;
+    const auto idle = makeRouter(often);
+    const qint64 idleFirst = idle->refreshes();
+    QTest::qWait(1'500);
+    QVERIFY2(idle->refreshes() - idleFirst >= 3, qPrintable(QString::number(idle->refreshes() - idleFirst)));
+
+    // Redirects one after another within the gap after a read of the map (the one the router made
+    // at start): none reads it again at once, and one read follows at the gap's end. Each slot
+    // moves just before its key is asked for, so that every call meets a MOVED.
+    ClusterOptions gapped;
+    gapped.refreshIntervalMs = 600'000;
+    gapped.minRefreshGapMs = 10'000;
+    QElapsedTimer sinceRead;
+    sinceRead.start();
+    const auto router = makeRouter(gapped);
+    QList<QByteArray> keys;
+    for (int i = 0; keys.size() < 4 && i < 100; ++i) {
+        const QByteArray key = "brokerdesk:{gap" + QByteArray::number(i) + "}:meta";
+        const bool slotTaken = std::any_of(keys.cbegin(), keys.cend(), [&](const QByteArray &k) { return hashSlot(k) == hashSlot(key); });
+        if (!slotTaken && m_cluster.primaryFor(key) == m_cluster.primaryFor(keys.value(0, key)))
+            keys.append(key);
+    }
+    QCOMPARE(keys.size(), 4);
+    const int from = m_cluster.primaryFor(keys.first());
+    const int to = otherPrimary(from);
+    for (const QByteArray &key : keys)
+        QVERIFY(call(*router, {"SET", key, "1"}, key)->ok());
+    const qint64 before = router->refreshes();
+    qint64 readsMeanwhile = 0;
+    for (const QByteArray &key : keys) {
+        moveSlot(hashSlot(key), from, to, true);
+        const qint64 moved = router->movedRedirects();
+        QVERIFY(call(*router, {"GET", key}, key)->ok());
+        QCOMPARE(router->movedRedirects(), moved + 1);
+        readsMeanwhile = std::max(readsMeanwhile, router->refreshes() - before);
+    }
+    const qint64 sequenceMs = sinceRead.elapsed();
+    for (const QByteArray &key : keys)
+        moveSlot(hashSlot(key), to, from, true); // as it was, for the other cases
+    QVERIFY2(sequenceMs < gapped.minRefreshGapMs, qPrintable(QString::number(sequenceMs)));
+    QCOMPARE(readsMeanwhile, qint64(0));
+    QVERIFY(waitUntil([&] { return router->refreshes() > before; }, gapped.minRefreshGapMs + 2'000));
+    QTest::qWait(300);
+    QCOMPARE(router->refreshes(), before + 1);
 }
 
 void TestClusterRouter::followsAskWhileASlotMoves()
