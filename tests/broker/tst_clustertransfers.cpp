@@ -4,6 +4,8 @@
 // stops answering gets them later from the outbox, once; a hand-over repeated after a crash is
 // taken once; a move or redrive target deleted before the hand-over gives the messages back.
 // Dead-lettering, redrive and move each take their own path into the outbox (lib.lua, sendAway).
+#include "storage/redismessage.h"
+#include "storage/redisscripts.h"
 #include "storage/redisstore.h"
 
 #include "engine/queuetyperegistry.h"
@@ -75,6 +77,7 @@ private Q_SLOTS:
     void aHandOverRepeatedAfterACrashIsTakenOnce();
     void aTargetDeletedBeforeTheHandOverGivesTheMessagesBack_data();
     void aTargetDeletedBeforeTheHandOverGivesTheMessagesBack();
+    void aRefusedHandOverStaysRefusedWhenTheTargetIsMadeAgain();
 
 private:
     std::unique_ptr<RedisStore> connectedStore();
@@ -441,6 +444,36 @@ void TestClusterTransfers::aTargetDeletedBeforeTheHandOverGivesTheMessagesBack()
     // Each once, and in the order they stood before they left (given back to the back of the
     // queue in the order they left; to the front, one by one, they stood reversed).
     QCOMPARE(takeAll(*store, transfer.source), transfer.ids);
+}
+
+void TestClusterTransfers::aRefusedHandOverStaysRefusedWhenTheTargetIsMadeAgain()
+{
+    // Two brokers' reapers hand the same outbox entry over: the first is refused (the target is
+    // gone) and gives the message back to its source; the target is made again before the
+    // second's try, which must be refused too, or the message would stand in both queues.
+    const std::unique_ptr<RedisStore> store = connectedStore();
+    QVERIFY(store);
+    const QString target = QStringLiteral("remade");
+    const int node = m_cluster.primaryFor(target.toUtf8());
+    NewMessage sent;
+    sent.data = "\"moved\"";
+    const QString message = QString::fromUtf8(RedisMessage::encode(1, m_clock.nowMs() * 1000, sent, "alice"));
+    const QString receive = QString::fromUtf8(RedisScripts::Set().receive.source);
+    const auto handOver = [&](const QString &transfer) {
+        return m_cluster.node(node).cli({QStringLiteral("EVAL"), receive, QStringLiteral("1"),
+                                         QStringLiteral("brokerdesk:{%1}:meta").arg(target), QStringLiteral("brokerdesk:"),
+                                         target, QString::number(m_clock.nowMs()), QStringLiteral("move"), transfer, message,
+                                         QString()});
+    };
+    const QString transfer = QStringLiteral("source:1:1:1");
+    QVERIFY2(handOver(transfer).contains("TARGET_NOT_FOUND"), "the target is gone");
+    QVERIFY(awaitResult<QueueInfo>([&](auto d) { store->createQueue(target, QueueConfig{}, d); }).ok());
+    const QByteArray again = handOver(transfer);
+    QVERIFY2(again.contains("TARGET_NOT_FOUND"), again.constData());
+    QCOMPARE(infoOf(*store, target).depth, qint64(0));
+    // Another transfer into the queue made again is taken.
+    QCOMPARE(handOver(QStringLiteral("source:2:1:2")), QByteArray("1"));
+    QCOMPARE(infoOf(*store, target).depth, qint64(1));
 }
 
 QTEST_GUILESS_MAIN(TestClusterTransfers)
