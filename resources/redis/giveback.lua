@@ -6,16 +6,13 @@
 -- first would mean scanning the outbox). A queue deleted meanwhile takes nothing back (its
 -- messages went with it).
 -- KEYS: meta   ARGV: prefix, queue, now, outbox entry
--- Replies 1 when given back, 0 when the entry had left the outbox already.
+-- Replies 1 when given back, 0 when the entry had left the outbox already or its queue is gone.
 local q = open(ARGV[1], ARGV[2])
 local outbox = ARGV[1] .. '{' .. ARGV[2] .. '}:outbox'
-if redis.call('LREM', outbox, 1, ARGV[4]) == 0 then return answer(0) end
-if q then
-  local _, _, _, _, original = string.match(ARGV[4], '^([^\n]*)\n([^\n]*)\n([^\n]*)\n([^\n]*)\n(.*)$')
-  if original and original ~= '' then
-    pushReady(q, original)
-    shift(q, 1)
-    event('Requeued', q.name, idOf(original), 0, 'target gone')
-  end
-end
+if redis.call('LREM', outbox, 1, ARGV[4]) == 0 or not q then return answer(0) end
+local _, _, _, _, original = string.match(ARGV[4], '^([^\n]*)\n([^\n]*)\n([^\n]*)\n([^\n]*)\n(.*)$')
+if not original or original == '' then return answer(0) end
+pushReady(q, original)
+shift(q, 1)
+event('Requeued', q.name, idOf(original), 0, 'target gone')
 return answer(1)
