@@ -20,7 +20,7 @@ struct ConnectionOptions
     QString username;
     QString password;         // sent with AUTH when not empty (or when a username is given)
     int database = 0;         // SELECTed when not 0
-    int connectTimeoutMs = 2000; // TCP connect, TLS handshake, AUTH, SELECT and PING together
+    int connectTimeoutMs = 2000; // TCP connect, TLS handshake, AUTH, SELECT, firstCommand and PING together
     int commandTimeoutMs = 2000; // from sending a command to its reply
 
     // TLS (Redis 6+ tls-port). The files are PEM and are read each time a connection opens, so
@@ -39,11 +39,11 @@ struct ConnectionOptions
     qint64 maxOutputBytes = 256LL * 1024 * 1024; // commands not yet taken by the socket; beyond,
                                                  // new commands fail at once (Unavailable, not sent)
 
-    // Not configuration: set by the store. Sent first on every connection once it is ready, so on
-    // every (re)connect to every node (the script library's FUNCTION LOAD: a node restarted empty
-    // has it again before the first call), without a deadline of its own. What it answers is
-    // ignored: a refusal (the library there already, FUNCTION unknown or not permitted, OOM)
-    // leaves the calls to find their way as they would without it (ScriptRunner).
+    // Not configuration: set by the store. Sent in the handshake of every connection, before its
+    // PING, so on every (re)connect to every node (the script library's FUNCTION LOAD: a node
+    // restarted empty has it again before the first call). What it answers is ignored: a refusal
+    // (the library there already, FUNCTION unknown or not permitted, OOM) leaves the calls to find
+    // their way as they would without it (ScriptRunner).
     QByteArrayList firstCommand;
 };
 

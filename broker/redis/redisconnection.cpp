@@ -178,7 +178,7 @@ void RedisConnection::open()
 void RedisConnection::startHandshake()
 {
     // Queued at once; written when the transport is up. Ready only after PING answers, so that
-    // Ready means a server that really replies. The connect timer bounds all three.
+    // Ready means a server that really replies. The connect timer bounds them all.
     const auto refuse = [this](const char *what) {
         return [this, what](CommandResult result) {
             if (result && result->isError())
@@ -195,6 +195,10 @@ void RedisConnection::startHandshake()
     }
     if (m_options.database != 0)
         send({QByteArrayLiteral("SELECT"), QByteArray::number(m_options.database)}, refuse("SELECT"), 0);
+    // Before PING: no command is sent on the connection before it is answered, and a load that
+    // does not come within the connect timeout fails the connect, not commands that may have run.
+    if (!m_options.firstCommand.isEmpty())
+        send(m_options.firstCommand, [](CommandResult) {}, 0);
     send({QByteArrayLiteral("PING")}, [this, refused = refuse("PING")](CommandResult result) {
         if (!result || m_state != State::Connecting)
             return;
@@ -204,10 +208,6 @@ void RedisConnection::startHandshake()
         }
         m_connectTimer.stop();
         m_state = State::Ready;
-        // No deadline of its own (a large library over a slow link must not drop the
-        // connection): the commands sent behind it wait for it and keep theirs.
-        if (!m_options.firstCommand.isEmpty())
-            send(m_options.firstCommand, [](CommandResult) {}, 0);
         Q_EMIT ready();
     }, 0);
 }

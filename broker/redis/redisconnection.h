@@ -54,7 +54,8 @@ public:
     ~RedisConnection() override;
 
     // Starts connecting (no-op unless Disconnected): TCP, the TLS handshake when options.tls,
-    // then AUTH, SELECT and PING. Ends in ready() (PING answered) or disconnected(), all within
+    // then AUTH, SELECT, the first command (ConnectionOptions) and PING. Ends in ready() (PING
+    // answered) or disconnected(), all within
     // the connect timeout. Unusable TLS files end in disconnected() too, naming the option.
     void open();
     // Fails every waiting command with Unavailable and disconnects.
