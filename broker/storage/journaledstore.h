@@ -136,6 +136,7 @@ private:
     public:
         explicit OperationClock(const Clock &system) : m_system(system) {}
         qint64 nowMs() const override { return m_held ? m_heldMs : m_system.nowMs(); }
+        qint64 monotonicMs() const override { return m_system.monotonicMs(); }
         void hold(qint64 ms) { m_held = true; m_heldMs = ms; }
         void release() { m_held = false; }
 
