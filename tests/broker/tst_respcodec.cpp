@@ -27,6 +27,7 @@ private Q_SLOTS:
     void boundRefusesAnOverlongReply();
     void arrayHeaderCostsNothingUntilItsElementsCome();
     void anArrayWhoseElementsNeverEndIsRefused();
+    void anArrayOverTheBoundInOneFeedIsRefusedWhileRead();
     void theBoundIsPerReply();
 };
 
@@ -213,6 +214,21 @@ void TestRespCodec::anArrayWhoseElementsNeverEndIsRefused()
     QVERIFY2(reader.error().contains(QLatin1String("65536 bytes")), qPrintable(reader.error()));
     QVERIFY2(feeds * elements.size() < 64 * 1024, qPrintable(QString::number(feeds)));
     QVERIFY(!reader.next());
+}
+
+void TestRespCodec::anArrayOverTheBoundInOneFeedIsRefusedWhileRead()
+{
+    // 5 KiB of elements in one feed, far under the bound as bytes, over it as values: the read
+    // stops part-way (hiredis frees what was built) and says why.
+    RespReader reader(64 * 1024);
+    QByteArray reply = "*1200\r\n";
+    for (int i = 0; i < 1200; ++i)
+        reply += ":7\r\n";
+    QVERIFY(reader.feed(reply));
+    QVERIFY(!reader.next());
+    QVERIFY(reader.failed());
+    QVERIFY2(reader.error().contains(QLatin1String("a reply larger than 65536 bytes")), qPrintable(reader.error()));
+    QVERIFY(!reader.feed("+OK\r\n"));
 }
 
 void TestRespCodec::theBoundIsPerReply()
