@@ -55,8 +55,8 @@ public:
 
     // Starts connecting (no-op unless Disconnected): TCP, the TLS handshake when options.tls,
     // then AUTH, SELECT, the first command (ConnectionOptions) and PING. Ends in ready() (PING
-    // answered) or disconnected(), all within
-    // the connect timeout. Unusable TLS files end in disconnected() too, naming the option.
+    // answered) or disconnected(), all within the connect timeout. Unusable TLS files end in
+    // disconnected() too, naming the option.
     void open();
     // Fails every waiting command with Unavailable and disconnects.
     void close();

@@ -24,14 +24,6 @@ void appendLine(char *&p, char prefix, qsizetype number)
     *p++ = '\n';
 }
 
-// The reader builds RedisReply values itself (hiredis's reply-object hooks) instead of hiredis's
-// own replies that were then copied: one allocation less per string and per array. An element is
-// appended to its parent's list when it arrives (elements come in order), so that an array costs
-// memory for what was received, not for the length its header claims. Only the arrays still
-// being filled are referenced by the reader, and a list gets its next element only once the one
-// before is complete: no pointer the reader holds moves. The root alone is allocated on its own
-// (hiredis frees it on a protocol error). A hook that runs out of memory returns nothing: hiredis
-// then fails the read.
 // What the reply being read has taken so far, while RespReader::next() runs the hooks below:
 // hiredis hands them no context of ours that its version in Debian is sure to set.
 struct Budget
@@ -56,6 +48,14 @@ bool charge(qsizetype textBytes)
     return false;
 }
 
+// The reader builds RedisReply values itself (hiredis's reply-object hooks) instead of hiredis's
+// own replies that were then copied: one allocation less per string and per array. An element is
+// appended to its parent's list when it arrives (elements come in order), so that an array costs
+// memory for what was received, not for the length its header claims. Only the arrays still
+// being filled are referenced by the reader, and a list gets its next element only once the one
+// before is complete: no pointer the reader holds moves. The root alone is allocated on its own
+// (hiredis frees it on a protocol error). A hook that runs out of memory returns nothing: hiredis
+// then fails the read.
 template<typename Fill>
 void *made(const redisReadTask *task, RedisReply::Type type, qsizetype textBytes, Fill fill)
 {

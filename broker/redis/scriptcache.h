@@ -34,15 +34,15 @@ struct Script
 
 // Runs scripts as functions where they have a library and the server has FUNCTION (FCALL), else
 // with EVALSHA, so that only a name or the 40-byte hash travels per call. (The store's connections
-// also load the library when they connect: ConnectionOptions::firstCommand.) When the server does not
-// know the function (never loaded there, a restart, FUNCTION FLUSH), the library is loaded with
-// FUNCTION LOAD where the call went and the call made again; "already exists" means another
-// broker loaded it first; a call that still finds no function (on a cluster, ASK sent it to a
-// node the load did not reach) and a load refused for another reason (OOM, BUSY) go by EVALSHA,
-// that call alone. When the server has no FUNCTION (before Redis 7, the command renamed or not
-// permitted to run), this runner uses EVALSHA from then on. When Redis does not know a script
-// (a restart, SCRIPT FLUSH, a failover), the NOSCRIPT reply is answered by EVAL with the source,
-// which loads it again. Callers never see either.
+// also load the library when they connect: ConnectionOptions::firstCommand.) When the server does
+// not know the function (never loaded there, a restart, FUNCTION FLUSH), the library is loaded with
+// FUNCTION LOAD where the call went and the call made again; "already exists" means another broker
+// loaded it first; a call that still finds no function (on a cluster, ASK sent it to a node the
+// load did not reach) and a load refused for another reason (OOM, BUSY) go by EVALSHA, that call
+// alone. When the server has no FUNCTION (before Redis 7, the command renamed or not permitted to
+// run), this runner uses EVALSHA from then on. When Redis does not know a script (a restart, SCRIPT
+// FLUSH, a failover), the NOSCRIPT reply is answered by EVAL with the source, which loads it again.
+// Callers never see either.
 //
 // Writes (`write`) with a replica wait set are followed by WAIT on the same connection (the same
 // key), and their reply is held until WAIT answers: when fewer replicas than asked had the write

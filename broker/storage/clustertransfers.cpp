@@ -122,7 +122,7 @@ void ClusterTransfers::giveBack(const QString &queue, QList<Entry> entries, qsiz
     m_run(m_scripts.giveback, queue, {entries[next].raw}, [this, queue, entries, next](Result<RedisReply> reply) mutable {
         if (!reply)
             return finish(queue, false, reply.error().message);
-        m_givenBack += RedisScripts::integerOf(*reply); // 0: it had left the outbox already
+        m_givenBack += RedisScripts::integerOf(*reply); // 0: it had left the outbox, or its queue is gone
         m_events.available(queue);
         handOver(queue, std::move(entries), next + 1);
     });
