@@ -24,7 +24,8 @@
 --   P{Q}:deleted     STRING when the queue was deleted (ms), kept for a day after a delete (drain.lua)
 --   P{Q}:outbox      LIST   cluster: messages bound for queues in other slots, until handed over (transfers below)
 --   P{Q}:transfers   STRING cluster: counter that names this queue's transfers
---   P{Q}:received    ZSET   cluster: transfers taken in, scored by time (ms), kept for a day: taken once
+--   P{Q}:received    ZSET   cluster: transfers taken in (and "refused <transfer>" for moves and redrives
+--                           refused), scored by time (ms), kept for a day: taken once
 --   P{Q}:waiting     STRING a wait that outlived its queue's delete (delete.lua), until its end: the queue
 --                           made again under the name takes it back (createQueue)
 --   Pqueues          SET    names of all queues (the registry; never KEYS); on a cluster Pregistry instead
