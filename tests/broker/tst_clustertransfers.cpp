@@ -80,7 +80,8 @@ private Q_SLOTS:
     void aRefusedHandOverStaysRefusedWhenTheTargetIsMadeAgain();
 
 private:
-    std::unique_ptr<RedisStore> connectedStore();
+    // A store on the cluster, telling `listener` (if any) of its events.
+    std::unique_ptr<RedisStore> connectedStore(StoreListener *listener = nullptr);
     QString nameAvoiding(const QString &stem, int node);
     Transfer pickTransfer(bool redrive, const QString &stem);
     void prepare(RedisStore &store, Transfer &transfer, int count, qint64 sourceMaxSize = 10'000);
@@ -155,7 +156,7 @@ void TestClusterTransfers::cleanup()
         m_cluster.node(i).resume();
 }
 
-std::unique_ptr<RedisStore> TestClusterTransfers::connectedStore()
+std::unique_ptr<RedisStore> TestClusterTransfers::connectedStore(StoreListener *listener)
 {
     RedisStoreOptions options;
     options.cluster.emplace();
@@ -169,6 +170,8 @@ std::unique_ptr<RedisStore> TestClusterTransfers::connectedStore()
     options.pool.reconnect = RetryPolicy{20, 2.0, 100, 0};
     options.breaker.failureThreshold = 1000; // these tests are about the transfers, not the breaker
     auto store = std::make_unique<RedisStore>(options, m_types, m_clock);
+    if (listener)
+        store->setListener(listener);
     store->start();
     if (!waitUntil([&] { return store->cluster()->refreshes() > 0 && store->cluster()->allSlotsServed(); }))
         return nullptr;
@@ -333,9 +336,8 @@ void TestClusterTransfers::aTargetOutOfReachGetsItLaterAndOnce()
 void TestClusterTransfers::aRedriveToAPausedOriginWaitsInTheOutboxThenArrivesOnce()
 {
     PauseBeforeHandOver pauser(m_cluster);
-    const std::unique_ptr<RedisStore> store = connectedStore();
+    const std::unique_ptr<RedisStore> store = connectedStore(&pauser);
     QVERIFY(store);
-    store->setListener(&pauser);
     Transfer redrive = pickTransfer(true, QStringLiteral("paused"));
     STEP(prepare(*store, redrive, 3));
 
@@ -372,9 +374,8 @@ void TestClusterTransfers::aHandOverRepeatedAfterACrashIsTakenOnce()
 {
     QFETCH(bool, redrive);
     PauseBeforeHandOver pauser(m_cluster);
-    const std::unique_ptr<RedisStore> store = connectedStore();
+    const std::unique_ptr<RedisStore> store = connectedStore(&pauser);
     QVERIFY(store);
-    store->setListener(&pauser);
     Transfer transfer = pickTransfer(redrive, QStringLiteral("repeated"));
     STEP(prepare(*store, transfer, 2));
 
@@ -410,9 +411,8 @@ void TestClusterTransfers::aTargetDeletedBeforeTheHandOverGivesTheMessagesBack()
     QFETCH(bool, redrive);
     constexpr int Count = 3;
     PauseBeforeHandOver pauser(m_cluster);
-    const std::unique_ptr<RedisStore> store = connectedStore();
+    const std::unique_ptr<RedisStore> store = connectedStore(&pauser);
     QVERIFY(store);
-    store->setListener(&pauser);
     Transfer transfer = pickTransfer(redrive, QStringLiteral("gone"));
     // The source holds exactly max_size: its held count must take the messages back too.
     STEP(prepare(*store, transfer, Count, Count));
