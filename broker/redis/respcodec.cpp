@@ -24,25 +24,14 @@ void appendLine(char *&p, char prefix, qsizetype number)
     *p++ = '\n';
 }
 
-// What the reply being read has taken so far, while RespReader::next() runs the hooks below:
-// hiredis hands them no context of ours that its version in Debian is sure to set.
-struct Budget
+// Counts a value's memory (its struct and its text, about) against the reply's bound (the
+// reader's RespReader::Budget, which hiredis hands every task as its privdata); false when that
+// passes it, and the hook then fails the read as hiredis fails it when memory runs out.
+bool charge(const redisReadTask *task, qsizetype textBytes)
 {
-    qint64 *used = nullptr;
-    qint64 limit = 0;
-    bool exceeded = false;
-};
-thread_local Budget *t_budget = nullptr;
-
-// Counts a value's memory (its struct and its text, about) against the reply's bound; false when
-// that passes it, and the hook then fails the read as hiredis fails it when memory runs out.
-bool charge(qsizetype textBytes)
-{
-    Budget *budget = t_budget;
-    if (!budget)
-        return true;
-    *budget->used += qint64(sizeof(RedisReply)) + textBytes;
-    if (*budget->used <= budget->limit)
+    auto *budget = static_cast<RespReader::Budget *>(task->privdata);
+    budget->used += qint64(sizeof(RedisReply)) + textBytes;
+    if (budget->used <= budget->limit)
         return true;
     budget->exceeded = true;
     return false;
@@ -59,7 +48,7 @@ bool charge(qsizetype textBytes)
 template<typename Fill>
 void *made(const redisReadTask *task, RedisReply::Type type, qsizetype textBytes, Fill fill)
 {
-    if (!charge(textBytes))
+    if (!charge(task, textBytes))
         return nullptr;
     std::unique_ptr<RedisReply> root;
     try {
@@ -156,10 +145,13 @@ bool appendCommand(QByteArray &out, const QByteArrayList &args)
 }
 
 RespReader::RespReader(qint64 maxBufferedBytes)
-    : m_reader(redisReaderCreateWithFunctions(&replyFunctions)), m_maxBuffered(maxBufferedBytes)
+    : m_reader(redisReaderCreateWithFunctions(&replyFunctions)), m_maxBuffered(maxBufferedBytes),
+      m_budget{0, maxBufferedBytes, false}
 {
     if (!m_reader)
         m_error = QStringLiteral("out of memory");
+    else
+        m_reader->privdata = &m_budget; // given to every task (hiredis 0.14: read.c, each new task)
 }
 
 RespReader::~RespReader()
@@ -177,7 +169,7 @@ bool RespReader::feed(QByteArrayView bytes)
 {
     if (failed())
         return false;
-    if (buffered() + m_replyBytes + bytes.size() > m_maxBuffered) {
+    if (buffered() + m_budget.used + bytes.size() > m_maxBuffered) {
         m_error = QStringLiteral("a reply larger than %1 bytes").arg(m_maxBuffered);
         return false;
     }
@@ -193,21 +185,17 @@ std::optional<RedisReply> RespReader::next()
     if (failed())
         return std::nullopt;
     void *raw = nullptr;
-    Budget budget{&m_replyBytes, m_maxBuffered};
-    t_budget = &budget;
-    const int read = redisReaderGetReply(m_reader, &raw);
-    t_budget = nullptr;
-    if (read != REDIS_OK) {
+    if (redisReaderGetReply(m_reader, &raw) != REDIS_OK) {
         // hiredis's text names what it found ("Protocol error, got \"x\" as reply type byte").
-        m_error = budget.exceeded ? QStringLiteral("a reply larger than %1 bytes").arg(m_maxBuffered)
-                                  : QString::fromUtf8(m_reader->errstr);
+        m_error = m_budget.exceeded ? QStringLiteral("a reply larger than %1 bytes").arg(m_maxBuffered)
+                                    : QString::fromUtf8(m_reader->errstr);
         if (m_error.isEmpty())
             m_error = QStringLiteral("unreadable reply");
         return std::nullopt;
     }
     if (!raw)
         return std::nullopt; // a reply still coming keeps what it has taken
-    m_replyBytes = 0;
+    m_budget.used = 0;
     std::unique_ptr<RedisReply> root(static_cast<RedisReply *>(raw));
     return std::move(*root);
 }

@@ -44,10 +44,19 @@ public:
     // Bytes received and not yet taken out as replies.
     qint64 buffered() const;
 
+    // What the values of the reply still coming take (about), against `limit`; for the reader's
+    // hooks, which is why it is public.
+    struct Budget
+    {
+        qint64 used = 0;
+        qint64 limit = 0;
+        bool exceeded = false;
+    };
+
 private:
     redisReader *m_reader = nullptr;
     qint64 m_maxBuffered = 0;
-    qint64 m_replyBytes = 0; // what the values of the reply still coming take, about
+    Budget m_budget; // the hooks' (hiredis's privdata): must not move, as the reader is not copied
     QString m_error;
 };
 
