@@ -6,7 +6,9 @@
 # published before), batch publish of 100. Every process runs under callgrind; the counters are
 # zeroed before and dumped after the measured requests (one keep-alive client,
 # bench/request_loop.py). On the cluster the Redis figure is the sum over the three nodes
-# (their cluster bus included).
+# (their cluster bus included). concurrent_publish: the same publishes from PARALLEL (default 16)
+# clients at once, where the store sends a queue's publishes that wait for a call on their way
+# together (group commit).
 #   COUNT (default 1000)  WARMUP (default 100)  BUILD_DIR (default build)
 #   SETUPS (default "one_server cluster"): which setups run
 #   PROFILE_DIR: where the measured requests' callgrind profiles are kept, for callgrind_annotate
@@ -19,6 +21,8 @@ build_dir=${BUILD_DIR:-build}
 count=${COUNT:-1000}
 warmup=${WARMUP:-100}
 client="python3 $root/bench/request_loop.py"
+parallel=${PARALLEL:-16}
+count=$((count / parallel * parallel)) # concurrent_publish splits COUNT evenly over its clients
 for tool in valgrind callgrind_control python3 curl redis-server redis-cli; do
     command -v "$tool" >/dev/null 2>&1 || { echo "redis_instructions.sh needs $tool"; exit 1; }
 done
@@ -57,12 +61,28 @@ printf 'users:\n  bench: {role: admin, api_key: %s}\n' "$key" > "$work/users.yam
 results="$work/results.txt"
 : > "$results"
 
+# Runs SCENARIO as PARALLEL clients at once, COUNT requests in all: concurrent_publish (publish).
+# run_clients PORT SCENARIO COUNT
+run_clients() {
+    case "$2" in
+    concurrent_publish)
+        client_pids=""
+        for _ in $(seq "$parallel"); do
+            $client "$1" publish $(($3 / parallel)) "$key" &
+            client_pids="$client_pids $!"
+        done
+        for p in $client_pids; do wait "$p" || exit 1; done
+        ;;
+    *) $client "$1" "$2" "$3" "$key" ;;
+    esac
+}
+
 # measure SETUP BROKER_PID REDIS_PIDS PORT SCENARIO PER_LOOP
 measure() {
     setup=$1 bpid=$2 rpids=$3 bport=$4 scenario=$5 per=$6
-    $client "$bport" "$scenario" "$warmup" "$key"
+    run_clients "$bport" "$scenario" "$warmup"
     for p in $bpid $rpids; do rm -f "$work"/callgrind.out."$p".*; callgrind_control -z "$p" >/dev/null; done
-    $client "$bport" "$scenario" "$count" "$key"
+    run_clients "$bport" "$scenario" "$count"
     for p in $bpid $rpids; do callgrind_control -d "$p" >/dev/null; done
     if [ -n "${PROFILE_DIR:-}" ]; then
         mkdir -p "$PROFILE_DIR"
@@ -92,6 +112,7 @@ run_setup() { # SETUP STORAGE_YAML REDIS_PIDS
     curl -sf -X POST -H "X-API-Key: $key" -H 'Content-Type: application/json' -d '{"name":"bench"}' \
         "http://127.0.0.1:$bport/queues" >/dev/null
     measure "$1" "$bpid" "$3" "$bport" publish 1
+    measure "$1" "$bpid" "$3" "$bport" concurrent_publish 1
     $client "$bport" fill $((count + warmup)) "$key"
     measure "$1" "$bpid" "$3" "$bport" consume 1
     measure "$1" "$bpid" "$3" "$bport" batch 100

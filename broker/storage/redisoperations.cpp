@@ -122,9 +122,8 @@ void RedisOperations::run(const Script &script, const QString &queue, QByteArray
                           ScriptDone done, const QString &user)
 {
     const QueueKeys queueKeys = keysOf(queue); // a copy: a callback may run before run() returns
-    const QByteArrayList &keys = &script == &m_script.publish   ? queueKeys.publish
-                                 : &script == &m_script.consume ? queueKeys.consume
-                                                                : queueKeys.all;
+    const bool publishing = &script == &m_script.publish || &script == &m_script.publishGroups;
+    const QByteArrayList &keys = publishing ? queueKeys.publish : &script == &m_script.consume ? queueKeys.consume : queueKeys.all;
     char now[24];
     const auto nowEnd = std::to_chars(now, now + sizeof now, m_clock.nowMs()).ptr;
     QByteArrayList call;
@@ -331,60 +330,6 @@ void RedisOperations::forEachQueue(Step step, Completion<QList<QueueInfo>> done)
 }
 
 // Messages -------------------------------------------------------------------------------------
-
-void RedisOperations::preparePublish(const QString &name, const QList<NewMessage> &messages,
-                                     const QString &publisher, std::function<void(Result<PreparedPublish>)> done)
-{
-    withKind(name, [this, messages, publisher, done = std::move(done)](Result<QueueKind> kind) {
-        if (!kind)
-            return done(kind.error());
-        const qint64 now = m_clock.nowMs();
-        const RedisMessage::Encoder encoder(now * 1000, publisher.toUtf8());
-        PreparedPublish prepared;
-        prepared.args.reserve(messages.size() * 2);
-        prepared.result.messageSequences.reserve(messages.size());
-        for (const NewMessage &message : messages) {
-            if (*kind == QueueKind::Stream && message.delayMs > 0)
-                return done(StoreErrors::delayOnStream());
-            const quint64 sequence = m_ids.nextSequence();
-            prepared.result.messageSequences.append(sequence);
-            prepared.anyReady |= message.delayMs <= 0;
-            prepared.args << (message.delayMs > 0 ? QByteArray::number(now + message.delayMs) : QByteArrayLiteral("0"))
-                          << encoder.encode(sequence, message);
-        }
-        done(std::move(prepared));
-    });
-}
-
-void RedisOperations::publish(const QString &name, PreparedPublish prepared, const QString &publisher,
-                              Completion<PublishResult> done)
-{
-    const QByteArrayList args = prepared.args;
-    run(m_script.publish, name, args, Retry::Never,
-        [this, name, publisher, prepared = std::move(prepared), done = std::move(done)](Result<RedisReply> reply) mutable {
-            if (!reply)
-                return done(reply.error());
-            PublishResult &result = prepared.result;
-            result.queueSize = integerOf(*reply);
-            m_known.setSize(name, result.queueSize);
-            for (const quint64 sequence : std::as_const(result.messageSequences))
-                m_events.emitEvent(MessageEventKind::Published, name, sequence, 0, publisher);
-            if (prepared.anyReady)
-                m_events.available(name);
-            done(std::move(result));
-        });
-}
-
-void RedisOperations::publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
-                              Completion<PublishResult> done)
-{
-    preparePublish(name, messages, publisher,
-                   [this, name, publisher, done = std::move(done)](Result<PreparedPublish> prepared) mutable {
-                       if (!prepared)
-                           return done(prepared.error());
-                       publish(name, std::move(*prepared), publisher, std::move(done));
-                   });
-}
 
 void RedisOperations::consume(const QString &name, const ConsumeRequest &request, Completion<QList<Message>> done)
 {

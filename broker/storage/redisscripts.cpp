@@ -17,7 +17,8 @@ namespace {
 constexpr const char *Names[] = {"create",   "update",  "delete",         "publish",        "consume",
                                  "settle",   "maintain", "info",          "browse",         "purge",
                                  "redrive",  "message_action", "withdraw", "receive",       "giveback",
-                                 "stream_consume", "stream_settle", "stream_maintain", "drain", "await"};
+                                 "stream_consume", "stream_settle", "stream_maintain", "drain", "await",
+                                 "publish_groups"};
 
 // A function's flags beyond allow-cross-slot-keys. Without flags Redis refuses a whole FCALL
 // once used memory passes maxmemory (EVAL refused only the commands that grow memory there): the
@@ -115,7 +116,8 @@ Set::Set()
       streamSettle(load("stream_settle")),
       streamMaintain(load("stream_maintain")),
       drain(load("drain")),
-      await(load("await"))
+      await(load("await")),
+      publishGroups(load("publish_groups"))
 {
 }
 

@@ -21,6 +21,7 @@ struct Set
     Redis::Script receive, giveback; // the cluster's transfers between slots (ClusterTransfers)
     Redis::Script streamConsume, streamSettle, streamMaintain, drain;
     Redis::Script await; // a long poll's wait, for other brokers' wake-ups (RedisWakeups)
+    Redis::Script publishGroups; // publishes that waited for an earlier one, in one call (RedisOperations::publish)
 };
 
 // The one function library that holds every script of the Set (FUNCTION LOAD).

@@ -262,6 +262,40 @@ local function pushReady(q, message)      -- at the back of the line
   end
 end
 
+-- Puts the messages ARGV[from], ARGV[from + 2], … ARGV[to - 1] (each after its due time: '0' for
+-- now, else ms) where they go, in order: those due later in the delayed set (scored by the time as
+-- the broker wrote it), the others ready. A list queue's ready ones are gathered in `ready`, for
+-- the caller's pushGathered: one command for them all.
+local function addMessages(q, from, to, ready)
+  local now -- read with the first due time: most messages are due now ('0'), and each number is an strtod
+  for i = from, to, 2 do
+    local due = 0
+    if ARGV[i] ~= '0' then
+      due = tonumber(ARGV[i])
+      now = now or tonumber(ARGV[3])
+    end
+    if due > 0 and due > now then
+      redis.call('ZADD', q.delayed, ARGV[i], ARGV[i + 1])
+    elseif q.type == 'list' then
+      ready[#ready + 1] = ARGV[i + 1]
+    else
+      pushReady(q, ARGV[i + 1])
+    end
+  end
+end
+
+-- LPUSHes what addMessages gathered, in order, a few thousand at a time: Lua's unpack gives at
+-- most about 8,000 values (max_batch may be larger).
+local PUSH_CHUNK = 4000
+local function pushGathered(q, ready)
+  if #ready == 0 then return end
+  wake(q)
+  if #ready <= PUSH_CHUNK then return redis.call('LPUSH', q.ready, unpack(ready)) end
+  for first = 1, #ready, PUSH_CHUNK do
+    redis.call('LPUSH', q.ready, unpack(ready, first, math.min(first + PUSH_CHUNK - 1, #ready)))
+  end
+end
+
 local function requeueReady(q, message)   -- back where it stood: the front
   wake(q)
   if q.type == 'priority' then

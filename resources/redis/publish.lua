@@ -12,25 +12,8 @@ if n == 1 and ARGV[4] == '0' and q.type == 'list' then -- the commonest publish,
   count(q, 'published')
   return answer(held + 1)
 end
-local now -- read with the first due time: most messages are due now ('0'), and each number is an strtod
 local ready = {}
-for i = 4, #ARGV, 2 do
-  local due = 0
-  if ARGV[i] ~= '0' then
-    due = tonumber(ARGV[i])
-    now = now or tonumber(ARGV[3])
-  end
-  if due > 0 and due > now then
-    redis.call('ZADD', q.delayed, ARGV[i], ARGV[i + 1]) -- the score as the broker wrote it
-  elseif q.type == 'list' then
-    ready[#ready + 1] = ARGV[i + 1]
-  else
-    pushReady(q, ARGV[i + 1])
-  end
-end
-if #ready > 0 then
-  wake(q)
-  redis.call('LPUSH', q.ready, unpack(ready)) -- one command for the batch, in order
-end
+addMessages(q, 4, #ARGV, ready)
+pushGathered(q, ready)
 count(q, 'published', n)
 return answer(held + n)

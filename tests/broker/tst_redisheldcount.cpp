@@ -12,10 +12,7 @@
 #include "engine/queuetyperegistry.h"
 
 #include "../support/awaitresult.h"
-#include "../support/brokeronredis.h"
-#include "../support/rediscluster.h"
-#include "../support/redisserver.h"
-#include "../support/teststore.h"
+#include "../support/redisbackend.h"
 
 #include <QRandomGenerator>
 #include <QRegularExpression>
@@ -42,48 +39,6 @@ QueueConfig configOf(const QString &type, const QString &dlq)
     config.deadLetterQueue = dlq;
     return config;
 }
-
-// The Redis the store runs on, read directly: one server, or the cluster's primary of each key.
-class Server
-{
-public:
-    bool start()
-    {
-        if (testingRedisCluster()) {
-            m_cluster = std::make_unique<RedisCluster>();
-            return m_cluster->start();
-        }
-        m_server = std::make_unique<RedisServer>();
-        return m_server->start();
-    }
-    QString errorString() const { return m_cluster ? m_cluster->errorString() : m_server->errorString(); }
-    RedisStoreOptions options() const
-    {
-        if (m_cluster)
-            return clusterStoreOptions(*m_cluster, 2);
-        RedisStoreOptions options;
-        options.pool.size = 2;
-        options.connection.port = m_server->port();
-        return options;
-    }
-    QByteArray cli(const QByteArray &key, QStringList args)
-    {
-        args.insert(1, QString::fromUtf8(key));
-        if (!m_cluster)
-            return m_server->cli(args);
-        return m_cluster->node(m_cluster->primaryFor(key)).cli(args);
-    }
-    void flush()
-    {
-        if (m_cluster)
-            return m_cluster->flushPrimaries();
-        m_server->cli({QStringLiteral("FLUSHALL")});
-    }
-
-private:
-    std::unique_ptr<RedisServer> m_server;
-    std::unique_ptr<RedisCluster> m_cluster;
-};
 
 // A settle is refused once the lease ran out (the reaper took it back, another lease took over).
 template<typename T>
@@ -117,7 +72,7 @@ private:
     qint64 heldCount(const QString &queue);
     qint64 listed(QueueStore &store, const QString &queue);
 
-    Server m_redis;
+    RedisBackend m_redis;
     QueueTypeRegistry m_types;
     ManualClock m_clock;
 };
