@@ -13,8 +13,9 @@
 
 #include <QHash>
 
-#include <deque>
 #include <functional>
+#include <optional>
+#include <vector>
 
 namespace Broker {
 
@@ -64,10 +65,11 @@ public:
                         std::function<void(Result<PreparedPublish>)> done);
     // Group commit: while a call of a queue's publishes is on its way to Redis, later publishes to
     // that queue wait in the broker, and then go together, in the order they came, in one call
-    // (publish_groups.lua, at most MaxGroupedMessages messages; each publish still all or nothing
-    // against max_size). A publish alone goes at once, as publish.lua. Under load a queue's
-    // publishes thus cost Redis one script run per round trip instead of one each; no publish
-    // waits longer than the call before it. The call's failure is each publish's.
+    // (publish_groups.lua, within MaxGroupedMessages and MaxGroupedBytes; each publish still all or
+    // nothing against max_size). A publish alone goes at once, as publish.lua. Under load a
+    // queue's publishes thus cost Redis one script run per round trip instead of one each; a
+    // queue has one such call on its way at a time. The call's failure is each publish's; when
+    // Redis did not answer it, the publishes waiting behind it fail unsent (Redis::NotSent).
     void publish(const QString &name, PreparedPublish prepared, const QString &publisher,
                  Completion<PublishResult> done);
     // preparePublish, then publish.
@@ -139,14 +141,20 @@ private:
     struct PublishLine
     {
         bool sending = false; // a call of the queue's publishes is on its way
-        std::deque<QueuedPublish> waiting;
+        std::vector<QueuedPublish> waiting; // in the order they came
+        qsizetype waitingBytes = 0;         // messageBytes() of `waiting`
     };
+    // publish.lua for one publish (its line `sending`).
+    void sendAlone(const QString &name, QueuedPublish publish);
     // Sends what waits in `name`'s line: the first publish and those behind it within MaxGroupedMessages.
-    void sendPublishes(const QString &name);
+    void sendWaiting(const QString &name);
     // A publish Redis took: the queue's size, its events, its completion.
     void published(const QString &name, QueuedPublish &publish, qint64 queueSize);
-    // The line's call was answered and its publishes completed: what waits goes, or the line does.
-    void publishesAnswered(const QString &name);
+    // The line's call was answered (`failure`: how it failed) and its publishes completed: what
+    // waits goes, or fails unsent when Redis did not answer.
+    void publishesAnswered(const QString &name, const std::optional<Error> &failure);
+    // The bytes of a publish's messages and due times.
+    static qsizetype messageBytes(const PreparedPublish &prepared);
     // browse.lua run in `queue` for `name`'s messages (`forOrigin`: `queue` is name's dead-letter
     // queue in another slot, read for the messages it has from `name`).
     void browseIn(const QString &queue, const QString &name, bool forOrigin, const BrowseQuery &query,
@@ -170,10 +178,13 @@ private:
     const RedisScripts::Set m_script;
     static constexpr qsizetype MaxCachedKeyLists = 4096;
     QHash<QString, QueueKeys> m_keys; // keysOf()
-    // A call of more than one publish holds at most this many messages (max_batch's default); a
-    // larger batch goes alone.
+    // A call of more than one publish holds at most this many messages (max_batch's default) and
+    // bytes of them (a request body's default bound); a larger publish goes alone. What waits in a
+    // line is bounded too: a publish beyond MaxWaitingBytes fails unsent (the spool takes it).
     static constexpr qsizetype MaxGroupedMessages = 1000;
-    QHash<QString, PublishLine> m_publishLines; // publish(): queues with a call on its way
+    static constexpr qsizetype MaxGroupedBytes = 1 << 20;
+    static constexpr qsizetype MaxWaitingBytes = 64 << 20;
+    QHash<QString, PublishLine> m_publishLines; // publish(): the queues published to, idle ones cleared out past MaxCachedKeyLists
     std::optional<ClusterQueueRegistry> m_cluster; // set on a cluster
     std::optional<ClusterTransfers> m_transfers;   // set on a cluster
 };

@@ -45,10 +45,23 @@ void RedisOperations::preparePublish(const QString &name, const QList<NewMessage
 void RedisOperations::publish(const QString &name, PreparedPublish prepared, const QString &publisher,
                               Completion<PublishResult> done)
 {
+    if (m_publishLines.size() >= MaxCachedKeyLists && !m_publishLines.contains(name)) {
+        m_publishLines.removeIf([](const auto &line) { return !line.value().sending; }); // idle lines
+    }
     PublishLine &line = m_publishLines[name];
-    line.waiting.push_back(QueuedPublish{std::move(prepared), publisher, std::move(done)});
-    if (!line.sending)
-        sendPublishes(name);
+    QueuedPublish publish{std::move(prepared), publisher, std::move(done)};
+    if (!line.sending) {
+        line.sending = true;
+        return sendAlone(name, std::move(publish));
+    }
+    // As the connection's bound on unsent output did when each publish was a command of its own.
+    const qsizetype bytes = messageBytes(publish.prepared);
+    if (line.waitingBytes + bytes > MaxWaitingBytes) {
+        return publish.done(Error{ErrorCode::Unavailable,
+                                  QStringLiteral("Too many publishes to queue '%1' wait for Redis").arg(name), Redis::NotSent});
+    }
+    line.waitingBytes += bytes;
+    line.waiting.push_back(std::move(publish));
 }
 
 void RedisOperations::publish(const QString &name, const QList<NewMessage> &messages, const QString &publisher,
@@ -62,36 +75,44 @@ void RedisOperations::publish(const QString &name, const QList<NewMessage> &mess
                    });
 }
 
-void RedisOperations::sendPublishes(const QString &name)
+void RedisOperations::sendAlone(const QString &name, QueuedPublish publish)
+{
+    const QByteArrayList args = publish.prepared.args;
+    run(m_script.publish, name, args, Retry::Never,
+        [this, name, publish = std::move(publish)](Result<RedisReply> reply) mutable {
+            std::optional<Error> failure;
+            if (!reply)
+                publish.done(*(failure = reply.error()));
+            else
+                published(name, publish, integerOf(*reply));
+            publishesAnswered(name, failure);
+        });
+}
+
+void RedisOperations::sendWaiting(const QString &name)
 {
     PublishLine &line = m_publishLines[name];
-    // The first publish that waits, and those behind it while the call stays within MaxGroupedMessages.
-    std::vector<QueuedPublish> call;
+    // The first publish that waits, and those behind it while the call stays within
+    // MaxGroupedMessages and MaxGroupedBytes.
+    std::size_t taken = 0;
     qsizetype messages = 0;
-    while (!line.waiting.empty()) {
-        const qsizetype size = line.waiting.front().prepared.args.size() / 2;
-        if (!call.empty() && messages + size > MaxGroupedMessages)
+    qsizetype bytes = 0;
+    for (; taken < line.waiting.size(); ++taken) {
+        const PreparedPublish &next = line.waiting[taken].prepared;
+        const qsizetype size = next.args.size() / 2;
+        const qsizetype nextBytes = messageBytes(next);
+        if (taken > 0 && (messages + size > MaxGroupedMessages || bytes + nextBytes > MaxGroupedBytes))
             break;
         messages += size;
-        call.push_back(std::move(line.waiting.front()));
-        line.waiting.pop_front();
+        bytes += nextBytes;
     }
-    if (call.empty())
-        return;
-    line.sending = true; // `line` is not touched past here: the call may be answered before run() returns
-    if (call.size() == 1) { // publish.lua: a publish alone, or a batch, as sent
-        QueuedPublish publish = std::move(call.front());
-        const QByteArrayList args = publish.prepared.args;
-        run(m_script.publish, name, args, Retry::Never,
-            [this, name, publish = std::move(publish)](Result<RedisReply> reply) mutable {
-                if (!reply)
-                    publish.done(reply.error());
-                else
-                    published(name, publish, integerOf(*reply));
-                publishesAnswered(name);
-            });
-        return;
-    }
+    const auto end = line.waiting.begin() + qsizetype(taken);
+    std::vector<QueuedPublish> call(std::make_move_iterator(line.waiting.begin()), std::make_move_iterator(end));
+    line.waiting.erase(line.waiting.begin(), end);
+    line.waitingBytes -= bytes;
+    // `line` is not touched past here: the call may be answered before run() returns.
+    if (call.size() == 1)
+        return sendAlone(name, std::move(call.front()));
     QByteArrayList args;
     args.reserve(qsizetype(call.size()) + 2 * messages);
     for (const QueuedPublish &publish : call)
@@ -99,9 +120,12 @@ void RedisOperations::sendPublishes(const QString &name)
     run(m_script.publishGroups, name, std::move(args), Retry::Never,
         [this, name, call = std::move(call)](Result<RedisReply> reply) mutable {
             // The call's failure is each publish's; else one answer per publish, in order.
+            if (reply && reply->elements.size() != qsizetype(call.size()))
+                reply = Error{ErrorCode::Internal, QStringLiteral("Redis answered a publish of %1 groups with %2 answers")
+                                                       .arg(call.size()).arg(reply->elements.size())};
             for (std::size_t i = 0; i < call.size(); ++i) {
                 QueuedPublish &publish = call[i];
-                const qint64 after = reply ? integerOf(reply->elements.value(qsizetype(i))) : 0;
+                const qint64 after = reply ? integerOf(reply->elements.at(qsizetype(i))) : 0;
                 if (!reply)
                     publish.done(reply.error());
                 else if (after < 0)
@@ -109,7 +133,7 @@ void RedisOperations::sendPublishes(const QString &name)
                 else
                     published(name, publish, after);
             }
-            publishesAnswered(name);
+            publishesAnswered(name, reply ? std::nullopt : std::optional<Error>(reply.error()));
         });
 }
 
@@ -125,19 +149,40 @@ void RedisOperations::published(const QString &name, QueuedPublish &publish, qin
     publish.done(std::move(result));
 }
 
-void RedisOperations::publishesAnswered(const QString &name)
+void RedisOperations::publishesAnswered(const QString &name, const std::optional<Error> &failure)
 {
-    // After the answered publishes' completions: a publish one of them made waits behind those
-    // that came before it, and a publish the spool takes after a failed call is spooled before the
-    // publishes that waited behind it can fail the same way.
-    const auto line = m_publishLines.find(name);
-    if (line == m_publishLines.end())
+    // After the answered publishes' completions, so that a publish one of them made waits behind
+    // those that came before it. An idle line stays (its list keeps its capacity) until publish()
+    // clears idle lines out.
+    PublishLine &line = m_publishLines[name];
+    if (line.waiting.empty()) {
+        line.sending = false;
         return;
-    line->sending = false;
-    if (line->waiting.empty())
-        m_publishLines.erase(line);
-    else
-        sendPublishes(name);
+    }
+    // Redis did not answer the call (not sent, no connection, no answer in time): those behind it
+    // are not sent either, so that they fail now rather than each after a deadline of its own, and
+    // a spool takes them after the call's own publishes, in order.
+    if (failure && (failure->code == ErrorCode::Unavailable || failure->code == ErrorCode::Timeout)) {
+        std::vector<QueuedPublish> unsent;
+        unsent.swap(line.waiting);
+        line.waitingBytes = 0;
+        line.sending = false;
+        const Error notSent{ErrorCode::Unavailable,
+                            QStringLiteral("Not sent: Redis did not answer the publishes before it (%1)").arg(failure->message),
+                            Redis::NotSent};
+        for (QueuedPublish &publish : unsent) // a publish these completions make starts a new call
+            publish.done(notSent);
+        return;
+    }
+    sendWaiting(name); // the line stays `sending`
+}
+
+qsizetype RedisOperations::messageBytes(const PreparedPublish &prepared)
+{
+    qsizetype bytes = 0;
+    for (const QByteArray &arg : prepared.args)
+        bytes += arg.size();
+    return bytes;
 }
 
 } // namespace Broker
