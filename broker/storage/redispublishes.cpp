@@ -106,13 +106,16 @@ void RedisOperations::sendWaiting(const QString &name)
         messages += size;
         bytes += nextBytes;
     }
+    line.waitingBytes -= bytes;
     const auto end = line.waiting.begin() + qsizetype(taken);
+    // `line` is not touched past here: the call may be answered before run() returns.
+    if (taken == 1) {
+        QueuedPublish publish = std::move(line.waiting.front());
+        line.waiting.erase(line.waiting.begin());
+        return sendAlone(name, std::move(publish));
+    }
     std::vector<QueuedPublish> call(std::make_move_iterator(line.waiting.begin()), std::make_move_iterator(end));
     line.waiting.erase(line.waiting.begin(), end);
-    line.waitingBytes -= bytes;
-    // `line` is not touched past here: the call may be answered before run() returns.
-    if (call.size() == 1)
-        return sendAlone(name, std::move(call.front()));
     QByteArrayList args;
     args.reserve(qsizetype(call.size()) + 2 * messages);
     for (const QueuedPublish &publish : call)

@@ -38,6 +38,15 @@ QList<NewMessage> messages(int first, int count, int bytes = 0)
     return out;
 }
 
+// A `type` column with a row for each queue type the scripts implement.
+void addQueueTypes()
+{
+    QTest::addColumn<QString>("type");
+    QTest::addRow("list") << QStringLiteral("list");
+    QTest::addRow("priority") << QStringLiteral("priority");
+    QTest::addRow("stream") << QStringLiteral("stream");
+}
+
 // A failed result's message, for QVERIFY2 (which reads it whether or not the check fails).
 template<typename T>
 QByteArray whyNot(const Result<T> &r)
@@ -158,10 +167,7 @@ QList<QByteArray> TestRedisPublishGroups::drain(QueueStore &store)
 
 void TestRedisPublishGroups::publishesThatWaitGoInOneCall_data()
 {
-    QTest::addColumn<QString>("type");
-    QTest::addRow("list") << QStringLiteral("list");
-    QTest::addRow("priority") << QStringLiteral("priority");
-    QTest::addRow("stream") << QStringLiteral("stream");
+    addQueueTypes();
 }
 
 void TestRedisPublishGroups::publishesThatWaitGoInOneCall()
@@ -224,10 +230,7 @@ void TestRedisPublishGroups::waitingPublishesSplitIntoCalls()
 
 void TestRedisPublishGroups::eachPublishIsAllOrNothingAgainstMaxSize_data()
 {
-    QTest::addColumn<QString>("type");
-    QTest::addRow("list") << QStringLiteral("list");
-    QTest::addRow("priority") << QStringLiteral("priority");
-    QTest::addRow("stream") << QStringLiteral("stream");
+    addQueueTypes();
 }
 
 void TestRedisPublishGroups::eachPublishIsAllOrNothingAgainstMaxSize()
