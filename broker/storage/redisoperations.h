@@ -137,6 +137,7 @@ private:
         PreparedPublish prepared;
         QString publisher;
         Completion<PublishResult> done;
+        qsizetype bytes = 0; // messageBytes(prepared), once it waits
     };
     struct PublishLine
     {
@@ -147,11 +148,14 @@ private:
     // publish.lua for one publish (its line `sending`).
     void sendAlone(const QString &name, QueuedPublish publish);
     // Sends what waits in `name`'s line: the first publish and those behind it within MaxGroupedMessages.
-    void sendWaiting(const QString &name);
+    void sendWaiting(const QString &name, PublishLine &line);
     // A publish Redis took: the queue's size, its events, its completion.
     void published(const QString &name, QueuedPublish &publish, qint64 queueSize);
-    // The line's call was answered (`failure`: how it failed) and its publishes completed: what
-    // waits goes, or fails unsent when Redis did not answer.
+    // The line's call was answered: frees the line when nothing waits (true), before the call's
+    // publishes complete.
+    bool releaseIdleLine(const QString &name);
+    // The call was answered (`failure`: how it failed) and its publishes completed, with others
+    // waiting: they go, or fail unsent when Redis did not answer.
     void publishesAnswered(const QString &name, const std::optional<Error> &failure);
     // The bytes of a publish's messages and due times.
     static qsizetype messageBytes(const PreparedPublish &prepared);

@@ -55,7 +55,7 @@ void RedisOperations::publish(const QString &name, PreparedPublish prepared, con
         return sendAlone(name, std::move(publish));
     }
     // As the connection's bound on unsent output did when each publish was a command of its own.
-    const qsizetype bytes = messageBytes(publish.prepared);
+    const qsizetype bytes = publish.bytes = messageBytes(publish.prepared);
     if (line.waitingBytes + bytes > MaxWaitingBytes) {
         return publish.done(Error{ErrorCode::Unavailable,
                                   QStringLiteral("Too many publishes to queue '%1' wait for Redis").arg(name), Redis::NotSent});
@@ -80,27 +80,28 @@ void RedisOperations::sendAlone(const QString &name, QueuedPublish publish)
     const QByteArrayList args = publish.prepared.args;
     run(m_script.publish, name, args, Retry::Never,
         [this, name, publish = std::move(publish)](Result<RedisReply> reply) mutable {
+            const bool released = releaseIdleLine(name);
             std::optional<Error> failure;
             if (!reply)
                 publish.done(*(failure = reply.error()));
             else
                 published(name, publish, integerOf(*reply));
-            publishesAnswered(name, failure);
+            if (!released)
+                publishesAnswered(name, failure);
         });
 }
 
-void RedisOperations::sendWaiting(const QString &name)
+void RedisOperations::sendWaiting(const QString &name, PublishLine &line)
 {
-    PublishLine &line = m_publishLines[name];
     // The first publish that waits, and those behind it while the call stays within
     // MaxGroupedMessages and MaxGroupedBytes.
     std::size_t taken = 0;
     qsizetype messages = 0;
     qsizetype bytes = 0;
     for (; taken < line.waiting.size(); ++taken) {
-        const PreparedPublish &next = line.waiting[taken].prepared;
-        const qsizetype size = next.args.size() / 2;
-        const qsizetype nextBytes = messageBytes(next);
+        const QueuedPublish &next = line.waiting[taken];
+        const qsizetype size = next.prepared.args.size() / 2;
+        const qsizetype nextBytes = next.bytes;
         if (taken > 0 && (messages + size > MaxGroupedMessages || bytes + nextBytes > MaxGroupedBytes))
             break;
         messages += size;
@@ -122,6 +123,7 @@ void RedisOperations::sendWaiting(const QString &name)
         args << Redis::decimal(publish.prepared.args.size() / 2) << publish.prepared.args;
     run(m_script.publishGroups, name, std::move(args), Retry::Never,
         [this, name, call = std::move(call)](Result<RedisReply> reply) mutable {
+            const bool released = releaseIdleLine(name);
             // The call's failure is each publish's; else one answer per publish, in order.
             if (reply && reply->elements.size() != qsizetype(call.size()))
                 reply = Error{ErrorCode::Internal, QStringLiteral("Redis answered a publish of %1 groups with %2 answers")
@@ -136,7 +138,8 @@ void RedisOperations::sendWaiting(const QString &name)
                 else
                     published(name, publish, after);
             }
-            publishesAnswered(name, reply ? std::nullopt : std::optional<Error>(reply.error()));
+            if (!released)
+                publishesAnswered(name, reply ? std::nullopt : std::optional<Error>(reply.error()));
         });
 }
 
@@ -152,16 +155,24 @@ void RedisOperations::published(const QString &name, QueuedPublish &publish, qin
     publish.done(std::move(result));
 }
 
+bool RedisOperations::releaseIdleLine(const QString &name)
+{
+    // Before the answered publishes' completions: a publish one of them makes then goes at once
+    // when nothing waits (a client that publishes again as soon as it has its answer, over the same
+    // connection, meets a free line).
+    PublishLine &line = m_publishLines[name];
+    if (!line.waiting.empty())
+        return false;
+    line.sending = false;
+    return true;
+}
+
 void RedisOperations::publishesAnswered(const QString &name, const std::optional<Error> &failure)
 {
-    // After the answered publishes' completions, so that a publish one of them made waits behind
-    // those that came before it. An idle line stays (its list keeps its capacity) until publish()
-    // clears idle lines out.
+    // After the answered publishes' completions (the line was not released: publishes waited), so
+    // that a publish one of them made waits behind those that came before it. An idle line stays
+    // (its list keeps its capacity) until publish() clears idle lines out.
     PublishLine &line = m_publishLines[name];
-    if (line.waiting.empty()) {
-        line.sending = false;
-        return;
-    }
     // Redis did not answer the call (not sent, no connection, no answer in time): those behind it
     // are not sent either, so that they fail now rather than each after a deadline of its own, and
     // a spool takes them after the call's own publishes, in order.
@@ -177,7 +188,7 @@ void RedisOperations::publishesAnswered(const QString &name, const std::optional
             publish.done(notSent);
         return;
     }
-    sendWaiting(name); // the line stays `sending`
+    sendWaiting(name, line); // the line stays `sending`
 }
 
 qsizetype RedisOperations::messageBytes(const PreparedPublish &prepared)
