@@ -147,7 +147,8 @@ private:
     };
     // publish.lua for one publish (its line `sending`).
     void sendAlone(const QString &name, QueuedPublish publish);
-    // Sends what waits in `name`'s line: the first publish and those behind it within MaxGroupedMessages.
+    // Sends what waits in `name`'s line: the first publish and those behind it within
+    // MaxGroupedMessages and MaxGroupedBytes.
     void sendWaiting(const QString &name, PublishLine &line);
     // A publish Redis took: the queue's size, its events, its completion.
     void published(const QString &name, QueuedPublish &publish, qint64 queueSize);
